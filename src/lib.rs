@@ -1,0 +1,12 @@
+//! connect5: a Connect5 (exact-five gomoku) engine and server, a match runner, and the morpion
+//! (tic-tac-toe) agents of the course material.
+
+pub mod bench;
+pub mod board;
+pub mod engine;
+pub mod morpion;
+pub mod play;
+pub mod protocol;
+pub mod referee;
+pub mod server;
+pub mod session;

@@ -1,0 +1,273 @@
+//! One protocol session over any byte stream: banner, READY, then decode, think, reply until the
+//! session ends. Stdio mode and every TCP connection run this same code.
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{self, Deadline, EngineConfig};
+use crate::protocol::{Decoder, Event, Input, Request, MAX_LINE_BYTES};
+
+/// What a session says and how it plays; the same for every session of a process.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// Identification lines printed before the ready word.
+    pub banners: Vec<String>,
+    /// `READY` (the 2020 course referee waits for `PRET`).
+    pub ready_word: String,
+    pub engine: EngineConfig,
+    /// Play under the freestyle rule (five or more wins) instead of exact five.
+    pub overline_wins: bool,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            banners: vec![crate::protocol::default_banner()],
+            ready_word: crate::protocol::READY_WORD.to_string(),
+            engine: EngineConfig::default(),
+            overline_wins: false,
+        }
+    }
+}
+
+/// Bytes of transposition table a search may have, shared by every search of the process so that
+/// memory stays bounded whatever the number of connections.
+#[derive(Debug)]
+pub struct MemoryBudget {
+    total: usize,
+    used: AtomicUsize,
+}
+
+/// The least table a search gets even when the budget is spent; the connection limit bounds how
+/// many such floors can exist at once.
+pub const MIN_SEARCH_HASH_BYTES: usize = 256 << 10;
+
+impl MemoryBudget {
+    pub fn new(total: usize) -> MemoryBudget {
+        MemoryBudget {
+            total,
+            used: AtomicUsize::new(0),
+        }
+    }
+
+    /// Takes up to `want` bytes; gives back what it could (at least the floor).
+    pub fn reserve(self: &Arc<Self>, want: usize) -> Reservation {
+        let mut used = self.used.load(Ordering::Relaxed);
+        loop {
+            let free = self.total.saturating_sub(used);
+            let grant = want.min(free).max(MIN_SEARCH_HASH_BYTES.min(want));
+            match self.used.compare_exchange_weak(
+                used,
+                used + grant,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    return Reservation {
+                        budget: Arc::clone(self),
+                        bytes: grant,
+                    }
+                }
+                Err(now) => used = now,
+            }
+        }
+    }
+}
+
+/// Bytes taken from a [`MemoryBudget`], given back when dropped.
+#[derive(Debug)]
+pub struct Reservation {
+    budget: Arc<MemoryBudget>,
+    pub bytes: usize,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.budget.used.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
+}
+
+/// What every session of a process shares.
+#[derive(Debug)]
+pub struct Shared {
+    pub config: SessionConfig,
+    pub memory: Arc<MemoryBudget>,
+    /// Searches running right now; the time control keeps a larger reserve when many share the
+    /// cores.
+    pub active_searches: AtomicUsize,
+}
+
+impl Shared {
+    pub fn new(config: SessionConfig, hash_pool_bytes: usize) -> Arc<Shared> {
+        Arc::new(Shared {
+            config,
+            memory: Arc::new(MemoryBudget::new(hash_pool_bytes)),
+            active_searches: AtomicUsize::new(0),
+        })
+    }
+}
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionEnd {
+    /// The client sent `0`.
+    Ended,
+    /// The client closed its side.
+    EndOfInput,
+    /// The client sent `shutdown`.
+    Shutdown,
+    /// The process is stopping (a shutdown elsewhere, or a signal).
+    Stopped,
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Reads one line into `buf` (without its `\n`), never holding more than [`MAX_LINE_BYTES`]: the
+/// rest of a longer line is read and thrown away.
+async fn read_bounded_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> io::Result<LineRead> {
+    buf.clear();
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else if buf.is_empty() {
+                LineRead::Eof
+            } else {
+                LineRead::Line
+            });
+        }
+        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        reader.consume(used);
+        if done {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else {
+                LineRead::Line
+            });
+        }
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    writer.write_all(&bytes).await?;
+    writer.flush().await
+}
+
+/// Runs one session to its end. `stop` ends it between requests (never in the middle of
+/// answering one).
+pub async fn run<R, W>(
+    mut reader: R,
+    mut writer: W,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) -> io::Result<SessionEnd>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    for banner in &shared.config.banners {
+        write_line(&mut writer, banner).await?;
+    }
+    write_line(&mut writer, &shared.config.ready_word).await?;
+
+    let mut decoder = Decoder::new(shared.config.overline_wins);
+    let mut buf = Vec::new();
+    loop {
+        let read = tokio::select! {
+            biased;
+            // Between requests only: a request partly read is finished and answered first.
+            _ = stop.cancelled(), if !decoder.in_request() => return Ok(SessionEnd::Stopped),
+            read = read_bounded_line(&mut reader, &mut buf) => read?,
+        };
+        // The deadline runs from the moment the request's last line has been read.
+        let received = Instant::now();
+        let event = match read {
+            LineRead::Eof => match decoder.finish() {
+                Some(Event::Error(error)) => {
+                    write_line(&mut writer, &format!("ERROR {error}")).await?;
+                    return Ok(SessionEnd::EndOfInput);
+                }
+                _ => return Ok(SessionEnd::EndOfInput),
+            },
+            LineRead::TooLong => decoder.feed(Input::TooLong),
+            LineRead::Line => decoder.feed(Input::Line(&String::from_utf8_lossy(&buf))),
+        };
+        match event {
+            None => {}
+            Some(Event::End) => return Ok(SessionEnd::Ended),
+            Some(Event::Shutdown) => return Ok(SessionEnd::Shutdown),
+            Some(Event::Error(error)) => {
+                tracing::info!(%error, "bad request");
+                write_line(&mut writer, &format!("ERROR {error}")).await?;
+            }
+            Some(Event::Request(request)) => {
+                let answer = answer(request, received, &shared).await;
+                write_line(&mut writer, &answer).await?;
+            }
+        }
+    }
+}
+
+/// Searches on a blocking thread (one search, one thread) and formats the reply line.
+async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> String {
+    let concurrent = shared.active_searches.fetch_add(1, Ordering::AcqRel) + 1;
+    let deadline = Deadline::for_budget(received, request.budget, concurrent);
+    let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
+    let mut engine_config = shared.config.engine.clone();
+    engine_config.hash_bytes = reservation.bytes;
+    let searched = tokio::task::spawn_blocking(move || {
+        let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
+        drop(reservation);
+        (decision, request)
+    })
+    .await;
+    shared.active_searches.fetch_sub(1, Ordering::AcqRel);
+    match searched {
+        Ok((Ok(decision), request)) => {
+            tracing::debug!(
+                board = %format!("{}x{}", request.board.rows(), request.board.cols()),
+                mv = %decision.mv,
+                score = decision.score,
+                depth = decision.depth,
+                nodes = decision.nodes,
+                ms = received.elapsed().as_millis() as u64,
+                "answered"
+            );
+            decision.mv.to_string()
+        }
+        // The decoder has already checked the position; this is a guard, not a path.
+        Ok((Err(no_move), _)) => format!("ERROR {no_move}"),
+        Err(join_error) => {
+            tracing::error!(%join_error, "search failed");
+            "ERROR internal: the search failed".to_string()
+        }
+    }
+}
