@@ -26,10 +26,16 @@ use report::Reporter;
 use schedule::{run_workers, Plan};
 use stats::Sprt;
 
-/// `connect5 match` options.
+/// `connect5 match` options (boxed: the subcommand enum stays small).
 #[derive(clap::Args, Debug)]
 #[command(after_help = PLAYER_HELP)]
 pub struct MatchArgs {
+    #[command(flatten)]
+    pub options: Box<MatchOptions>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MatchOptions {
     /// The first player: a kind and options, e.g. `builtin:engine=v1,depth=2,name=old`,
     /// `'cmd:./target/release/connect5 stdio' name=mine`, `tcp:127.0.0.1:1199 name=server`.
     #[arg(long, num_args = 1.., required = true, value_name = "SPEC", allow_hyphen_values = false)]
@@ -130,7 +136,7 @@ struct Setup {
     sprt: Option<Sprt>,
 }
 
-fn setup(args: &MatchArgs) -> Result<Setup, String> {
+fn setup(args: &MatchOptions) -> Result<Setup, String> {
     let (rows, cols) = parse_board(&args.board)?;
     let rule = match args.k {
         None => Rule::for_board(rows, cols),
@@ -209,7 +215,7 @@ fn setup(args: &MatchArgs) -> Result<Setup, String> {
     })
 }
 
-fn check_output_paths(args: &MatchArgs) -> Result<(), String> {
+fn check_output_paths(args: &MatchOptions) -> Result<(), String> {
     if let Some(dir) = &args.psq {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create --psq directory {}: {e}", dir.display()))?;
@@ -225,7 +231,7 @@ fn check_output_paths(args: &MatchArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn save_records(args: &MatchArgs, finished: &schedule::Finished) {
+fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
     if let Some(dir) = &args.psq {
         let path = dir.join(format!("game-{:04}.psq", finished.index + 1));
         if let Err(e) = std::fs::write(&path, records::to_psq(&finished.record)) {
@@ -263,7 +269,7 @@ fn init_logging() {
 
 pub fn run(args: MatchArgs) -> ExitCode {
     init_logging();
-    match run_match(&args) {
+    match run_match(&args.options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("connect5 match: {error}");
@@ -272,7 +278,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
     }
 }
 
-fn run_match(args: &MatchArgs) -> Result<(), String> {
+fn run_match(args: &MatchOptions) -> Result<(), String> {
     let Setup { plan, sprt } = setup(args)?;
     check_output_paths(args)?;
     // Start both players once before the match: a typo in a command should be one clear error,

@@ -242,7 +242,7 @@ impl Reporter {
 
     pub fn summary(self, board: String, k: usize, time_ms: u64, strict: bool) -> Summary {
         let t = self.tally;
-        let finite = |x: f64| x.is_finite().then_some(x);
+        let finite = |x: f64| x.is_finite().then_some(x + 0.0);
         let sprt = self.sprt.map(|test| {
             let llr = test.llr(&t);
             let (lower_bound, upper_bound) = test.bounds();

@@ -242,24 +242,26 @@ impl Sprt {
 }
 
 /// Number of observations, mean and variance of a discrete sample given by counts per value.
+/// Empty outcomes count as 0.001 observation (the regularisation fishtest applies), so that a
+/// clean sweep, whose sample variance is zero, still moves the test.
 fn moments(counts: &[u64], values: &[f64]) -> (f64, f64, f64) {
-    let n: f64 = counts.iter().map(|&c| c as f64).sum();
-    if n == 0.0 {
+    let real: u64 = counts.iter().sum();
+    if real == 0 {
         return (0.0, 0.0, 0.0);
     }
-    let mean = counts
+    let counts: Vec<f64> = counts
         .iter()
-        .zip(values)
-        .map(|(&c, v)| c as f64 * v)
-        .sum::<f64>()
-        / n;
+        .map(|&c| if c == 0 { 1e-3 } else { c as f64 })
+        .collect();
+    let n: f64 = counts.iter().sum();
+    let mean = counts.iter().zip(values).map(|(c, v)| c * v).sum::<f64>() / n;
     let variance = counts
         .iter()
         .zip(values)
-        .map(|(&c, v)| c as f64 * (v - mean).powi(2))
+        .map(|(c, v)| c * (v - mean).powi(2))
         .sum::<f64>()
         / n;
-    (n, mean, variance)
+    (real as f64, mean, variance)
 }
 
 /// An Elo figure as match runners print it (`inf` for a clean sweep).
