@@ -88,7 +88,7 @@ impl Reporter {
                 ProgressDrawTarget::stderr_with_hz(4),
             );
             if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:32}] {pos}/{len} games  {msg}  (eta {eta})",
+                "[{elapsed_precise}] {wide_bar} {pos}/{len} games  {msg}",
             ) {
                 bar.set_style(style.progress_chars("=> "));
             }
