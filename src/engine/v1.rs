@@ -383,7 +383,7 @@ impl<'a> Searcher<'a> {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.nodes % CLOCK_INTERVAL == 0 && self.deadline.expired() {
+        if self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.deadline.expired() {
             self.stopped = true;
         }
         self.stopped
