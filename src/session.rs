@@ -241,6 +241,7 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
     let concurrent = shared.active_searches.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = Deadline::for_budget(received, request.budget, concurrent);
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
+    let fallback = engine::fallback_move(&request.board);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
     let searched = tokio::task::spawn_blocking(move || {
@@ -265,9 +266,13 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
         }
         // The decoder has already checked the position; this is a guard, not a path.
         Ok((Err(no_move), _)) => format!("ERROR {no_move}"),
+        // A failed search still owes the referee a legal move.
         Err(join_error) => {
-            tracing::error!(%join_error, "search failed");
-            "ERROR internal: the search failed".to_string()
+            tracing::error!(%join_error, "search failed; answering the fallback move");
+            match fallback {
+                Some(mv) => mv.to_string(),
+                None => "ERROR internal: the search failed".to_string(),
+            }
         }
     }
 }
