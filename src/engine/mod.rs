@@ -115,6 +115,20 @@ pub fn fallback_move(board: &Board) -> Option<Move> {
     })
 }
 
+/// A move chosen without searching: an immediate win, else a forced block, else the best move by
+/// the baseline's move ordering. What a budget of 0 gets, and the session's answer when a search
+/// overruns.
+pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
+    let side = side_to_move(board, rule)?;
+    let now = std::time::Instant::now();
+    let config = EngineConfig {
+        kind: EngineKind::V1,
+        hash_bytes: 0,
+        max_depth: Some(1),
+    };
+    Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
+}
+
 /// Chooses a move for the side to move. Small boards go to the exact solver; everything else to
 /// the configured search. Always answers with a legal move when the position has one.
 pub fn think(

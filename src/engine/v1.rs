@@ -17,7 +17,7 @@ const EMPTY: u8 = 0;
 /// root searches every candidate).
 const BEAM: usize = 14;
 /// How often (in nodes) the clock is read.
-const CLOCK_INTERVAL: u64 = 1024;
+const CLOCK_INTERVAL: u64 = 16;
 const MAX_PLY: usize = 128;
 
 fn colour_code(stone: Stone) -> u8 {
