@@ -237,10 +237,15 @@ where
     }
 }
 
-/// How long before the end of the budget the session stops waiting for a search that overruns its
-/// own deadline (a thread starved of CPU on a crowded machine) and answers without it.
-fn watchdog_margin(budget: Duration) -> Duration {
-    Duration::from_millis(2) + budget / 20
+/// When the session stops waiting for a search that overruns its own deadline (a thread starved of
+/// CPU on a crowded machine) and answers without it: shortly before the budget ends, but never
+/// sooner than a search given no time at all needs to answer (its instant move, or the exact
+/// solution of a tiny board).
+fn watchdog_delay(budget: Duration) -> Duration {
+    const LEAST: Duration = Duration::from_millis(10);
+    budget
+        .saturating_sub(Duration::from_millis(2) + budget / 20)
+        .max(LEAST)
 }
 
 /// Search recursion is bounded by the ply limit; this leaves ample room.
@@ -296,10 +301,7 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
             |m| m.to_string(),
         );
     }
-    let watchdog = received
-        + request
-            .budget
-            .saturating_sub(watchdog_margin(request.budget));
+    let watchdog = received + watchdog_delay(request.budget);
     let searched = match tokio::time::timeout_at(watchdog.into(), decision_rx).await {
         Ok(searched) => searched,
         Err(_) => {
