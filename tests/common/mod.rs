@@ -49,6 +49,7 @@ pub trait Player {
     }
 
     /// The next line; fails the test on end of output or time-out.
+    #[track_caller]
     fn line(&mut self) -> String {
         match self.next() {
             Next::Line(line) => line,
@@ -60,6 +61,7 @@ pub trait Player {
     }
 
     /// Reads the banner lines and the ready word; returns the banner lines.
+    #[track_caller]
     fn expect_ready(&mut self, ready_word: &str) -> Vec<String> {
         let mut banners = Vec::new();
         loop {
@@ -77,6 +79,7 @@ pub trait Player {
 
     /// Sends a request and returns the reply line and the time from writing the request's last
     /// line to reading the reply.
+    #[track_caller]
     fn ask(&mut self, request: &str) -> (String, Duration) {
         let sent = Instant::now();
         self.send(request);
@@ -85,6 +88,7 @@ pub trait Player {
     }
 
     /// Asks for a move in `board` and checks the reply is a legal move there.
+    #[track_caller]
     fn play(&mut self, board: &Board, rule: Rule, budget_ms: u64) -> (Move, Duration) {
         let (reply, latency) =
             self.ask(&connect5::protocol::encode_request(board, rule, budget_ms));
@@ -93,6 +97,7 @@ pub trait Player {
     }
 
     /// The player must close its output now (and say nothing more).
+    #[track_caller]
     fn expect_eof(&mut self) {
         match self.next() {
             Next::Eof => {}
@@ -281,6 +286,8 @@ impl Drop for StdioPlayer {
 pub struct TcpClient {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
+    /// The server's log, when the server was started by the test.
+    server_log: Option<Arc<Mutex<Vec<String>>>>,
 }
 
 impl TcpClient {
@@ -296,12 +303,18 @@ impl TcpClient {
         Ok(TcpClient {
             reader: BufReader::new(stream),
             writer,
+            server_log: None,
         })
     }
 
     /// Closes the sending side only: the server sees end of input.
     pub fn close_output(&mut self) {
         let _ = self.writer.shutdown(std::net::Shutdown::Write);
+    }
+
+    /// Writes without failing the test: the server may have closed the connection already.
+    pub fn try_send(&mut self, text: &str) -> std::io::Result<()> {
+        self.writer.write_all(text.as_bytes())
     }
 
     pub fn stream(&self) -> &TcpStream {
@@ -351,7 +364,9 @@ impl Player for TcpClient {
     }
 
     fn diagnostics(&self) -> String {
-        String::from("(see the server log)")
+        self.server_log
+            .as_ref()
+            .map_or_else(|| String::from("(no server log)"), joined)
     }
 }
 
@@ -377,7 +392,10 @@ impl Server {
             .arg("serve")
             .args(args)
             .env("NO_COLOR", "1")
-            .env("RUST_LOG", "info")
+            .env(
+                "RUST_LOG",
+                std::env::var("CONNECT5_TEST_SERVER_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -424,7 +442,9 @@ impl Server {
     }
 
     pub fn connect(&self) -> TcpClient {
-        TcpClient::connect(self.addr)
+        let mut client = TcpClient::connect(self.addr);
+        client.server_log = Some(Arc::clone(&self.log));
+        client
     }
 
     /// Connects and reads the banner and READY.
@@ -518,6 +538,7 @@ pub fn parse_move(reply: &str) -> Option<Move> {
 }
 
 /// Checks that `reply` is a legal move in `board` and returns it.
+#[track_caller]
 pub fn legal_reply(board: &Board, reply: &str) -> Move {
     let mv = parse_move(reply)
         .unwrap_or_else(|| panic!("reply {reply:?} is not `row col`\nboard:\n{board}"));
