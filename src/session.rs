@@ -4,9 +4,10 @@
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, Deadline, EngineConfig};
@@ -236,24 +237,59 @@ where
     }
 }
 
+/// How long before the end of the budget the session stops waiting for a search that overruns its
+/// own deadline (a thread starved of CPU on a crowded machine) and answers without it.
+fn watchdog_margin(budget: Duration) -> Duration {
+    Duration::from_millis(2) + budget / 20
+}
+
 /// Searches on a blocking thread (one search, one thread) and formats the reply line.
+///
+/// The search keeps its own deadline; the session keeps a second one. The search thread first
+/// publishes an instant move (a win, a forced block, else the best-ordered move), then searches.
+/// Should the search still be running when the budget is nearly spent, the session answers the
+/// instant move and leaves the thread to stop at its next clock check.
 async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> String {
     let concurrent = shared.active_searches.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = Deadline::for_budget(received, request.budget, concurrent);
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
+    let fallback = engine::fallback_move(&request.board);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
-    let searched = tokio::task::spawn_blocking(move || {
+    let (instant_tx, instant_rx) = oneshot::channel();
+    let searching = Arc::clone(shared);
+    let size = format!("{}x{}", request.board.rows(), request.board.cols());
+    let search = tokio::task::spawn_blocking(move || {
+        if let Ok(mv) = engine::instant_move(&request.board, request.rule) {
+            let _ = instant_tx.send(mv);
+        }
         let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
         drop(reservation);
-        (decision, request)
-    })
-    .await;
-    shared.active_searches.fetch_sub(1, Ordering::AcqRel);
+        searching.active_searches.fetch_sub(1, Ordering::AcqRel);
+        decision
+    });
+    let watchdog = received
+        + request
+            .budget
+            .saturating_sub(watchdog_margin(request.budget));
+    let searched = match tokio::time::timeout_at(watchdog.into(), search).await {
+        Ok(searched) => searched,
+        Err(_) => {
+            // The instant move comes within microseconds of the thread starting; wait for it a
+            // little rather than answer blind.
+            let instant = tokio::time::timeout(Duration::from_millis(20), instant_rx).await;
+            let mv = instant.ok().and_then(Result::ok).or(fallback);
+            tracing::warn!(board = %size, "search overran its deadline; answering its instant move");
+            return mv.map_or_else(
+                || "ERROR internal: no move found".to_string(),
+                |m| m.to_string(),
+            );
+        }
+    };
     match searched {
-        Ok((Ok(decision), request)) => {
+        Ok(Ok(decision)) => {
             tracing::debug!(
-                board = %format!("{}x{}", request.board.rows(), request.board.cols()),
+                board = %size,
                 mv = %decision.mv,
                 score = decision.score,
                 depth = decision.depth,
@@ -264,10 +300,14 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
             decision.mv.to_string()
         }
         // The decoder has already checked the position; this is a guard, not a path.
-        Ok((Err(no_move), _)) => format!("ERROR {no_move}"),
+        Ok(Err(no_move)) => format!("ERROR {no_move}"),
+        // A failed search still owes the referee a legal move.
         Err(join_error) => {
-            tracing::error!(%join_error, "search failed");
-            "ERROR internal: the search failed".to_string()
+            tracing::error!(%join_error, "search failed; answering the fallback move");
+            match fallback {
+                Some(mv) => mv.to_string(),
+                None => "ERROR internal: the search failed".to_string(),
+            }
         }
     }
 }
