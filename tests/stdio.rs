@@ -1,0 +1,289 @@
+//! `connect5 stdio`: the protocol on stdin/stdout, through the real binary.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{
+    board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Next,
+    Player, StdioPlayer,
+};
+use connect5::board::{Move, Rule};
+
+#[test]
+fn prints_the_default_banner_then_ready() {
+    let mut player = StdioPlayer::spawn(&[]);
+    assert_eq!(player.line(), connect5::protocol::default_banner());
+    assert_eq!(player.line(), "READY");
+    player.send("0\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn banner_lines_and_ready_word_are_configurable() {
+    let mut player = StdioPlayer::spawn(&[
+        "--banner",
+        "Équipe 7: Alice & Bob",
+        "--banner",
+        "second line",
+        "--ready-word",
+        "PRET",
+    ]);
+    assert_eq!(player.line(), "Équipe 7: Alice & Bob");
+    assert_eq!(player.line(), "second line");
+    assert_eq!(player.line(), "PRET");
+    let (good, answer) = good_request(4);
+    assert_eq!(player.ask(&good).0, answer.to_string());
+}
+
+#[test]
+fn answers_several_requests_then_ends_on_zero() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    for index in 0..9 {
+        let (good, answer) = good_request(index);
+        assert_eq!(player.ask(&good).0, answer.to_string());
+    }
+    // Positions with many legal moves: any empty cell is a valid reply.
+    let open = board_with(15, 15, &[(7, 7), (7, 8)], &[(8, 8)]);
+    player.play(&open, Rule::for_board(15, 15), 100);
+    let rect = board_with(6, 11, &[], &[]);
+    player.play(&rect, Rule::for_board(6, 11), 100);
+    player.send("0\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn zero_right_after_ready_ends_the_session() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("0\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn end_of_input_ends_the_session() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let (good, answer) = good_request(2);
+    assert_eq!(player.ask(&good).0, answer.to_string());
+    player.close_input();
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn end_of_input_inside_a_request_is_reported() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("3 3\n000\n");
+    player.close_input();
+    let error = player.line();
+    assert!(
+        error.starts_with("ERROR incomplete-request: ") && error.contains("1 of 3 rows"),
+        "got {error:?}"
+    );
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn shutdown_ends_the_process() {
+    for word in ["shutdown", "SHUTDOWN"] {
+        let mut player = StdioPlayer::spawn(&[]);
+        player.expect_ready("READY");
+        let (good, answer) = good_request(7);
+        assert_eq!(player.ask(&good).0, answer.to_string());
+        player.send(&format!("{word}\n"));
+        player.expect_eof();
+        assert!(player.wait_exit().success(), "after {word:?}");
+    }
+}
+
+/// Every error kind, each followed by a good request, with debug logs on: stdout must carry
+/// exactly the protocol lines (logs go to stderr).
+#[test]
+fn every_error_kind_is_reported_and_the_next_request_answered() {
+    let mut player = StdioPlayer::spawn_with_env(&[], &[("RUST_LOG", "trace")]);
+    player.expect_ready("READY");
+    check_every_error_kind(&mut player);
+    player.send("0\n");
+    // Nothing else on stdout: no log line slipped in among the replies.
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+    let log = player.stderr();
+    assert!(
+        log.contains("bad request"),
+        "the errors should be logged on stderr at this level; stderr was:\n{log}"
+    );
+}
+
+#[test]
+fn crlf_nul_bytes_and_padding_are_tolerated() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let target = one_empty_cell(Move::new(1, 2));
+    let rows = target.to_rows();
+    let answer = "1 2";
+
+    // Java on Windows: CRLF everywhere.
+    let crlf = format!(
+        "3 3\r\n{}\r\n{}\r\n{}\r\n250\r\n",
+        rows[0], rows[1], rows[2]
+    );
+    // The 2009-2011 referee: a NUL byte before the newline of every row.
+    let nul = format!("3 3\n{}\0\n{}\0\n{}\0\n250\n", rows[0], rows[1], rows[2]);
+    // Both at once.
+    let nul_crlf = format!(
+        "3 3\r\n{}\0\r\n{}\0\r\n{}\0\r\n250\r\n",
+        rows[0], rows[1], rows[2]
+    );
+    // Spaces and tabs around and inside the lines.
+    let spaced = |row: &str| row.chars().map(|c| format!("{c} ")).collect::<String>();
+    let padded = format!(
+        "  3\t 3  \n {} \n\t{}\t\n{}   \n  250 \n",
+        spaced(&rows[0]),
+        rows[1],
+        spaced(&rows[2])
+    );
+    // Lowercase stones.
+    let lower = format!(
+        "3 3\n{}\n{}\n{}\n250\n",
+        rows[0].to_lowercase(),
+        rows[1].to_lowercase(),
+        rows[2].to_lowercase()
+    );
+    // Empty lines between requests.
+    let blank_lines_first = format!("\n\r\n3 3\n{}\n{}\n{}\n250\n", rows[0], rows[1], rows[2]);
+    for (what, text) in [
+        ("CRLF", crlf),
+        ("NUL", nul),
+        ("NUL and CRLF", nul_crlf),
+        ("padding", padded),
+        ("lowercase", lower),
+        ("blank lines", blank_lines_first),
+    ] {
+        assert_eq!(player.ask(&text).0, answer, "request with {what}: {text:?}");
+    }
+    player.send("0\r\n");
+    player.expect_eof();
+}
+
+#[test]
+fn stdout_carries_only_protocol_lines_with_debug_logging() {
+    let mut player = StdioPlayer::spawn_with_env(&[], &[("RUST_LOG", "debug")]);
+    player.expect_ready("READY");
+    let open = board_with(9, 9, &[(4, 4)], &[]);
+    for _ in 0..3 {
+        player.play(&open, Rule::for_board(9, 9), 50);
+    }
+    player.send("bad\n");
+    assert!(player.line().starts_with("ERROR bad-dimensions: "));
+    player.send("0\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+    assert!(
+        player.stderr().contains("answered"),
+        "debug logs should describe each answer on stderr; stderr was:\n{}",
+        player.stderr()
+    );
+}
+
+#[test]
+fn an_explicit_k_sets_the_winning_length() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let rows = ["NNN0", "BBB0", "0000", "0000"];
+    let text = |dims: &str| format!("{dims}\n{}\n100\n", rows.join("\n"));
+    // Four in a row on 4x4 by default: three is no win, the game goes on.
+    let (reply, _) = player.ask(&text("4 4"));
+    legal_reply(&board(&rows), &reply);
+    // With K = 3, black's three has already won.
+    let (reply, _) = player.ask(&text("4 4 3"));
+    assert!(reply.starts_with("ERROR game-over: "), "got {reply:?}");
+    // K = 4 written out is the default.
+    let (reply, _) = player.ask(&text("4 4 4"));
+    legal_reply(&board(&rows), &reply);
+    // K = 2 on 3x3: two adjacent stones have already won.
+    let (reply, _) = player.ask("3 3 2\nNN0\nB00\nB00\n100\n");
+    assert!(reply.starts_with("ERROR game-over: "), "got {reply:?}");
+}
+
+#[test]
+fn overline_wins_option_counts_six_as_a_win() {
+    let rows = ["NNNNNN00", "BBBBB000", "00000000", "00000000", "0000000B"];
+    let text = format!("5 8\n{}\n100\n", rows.join("\n"));
+    let mut exact = StdioPlayer::spawn(&[]);
+    exact.expect_ready("READY");
+    // Exact five: black's six is no win, white's five is.
+    let (reply, _) = exact.ask(&text);
+    assert!(
+        reply.starts_with("ERROR game-over: ") && reply.contains("white"),
+        "got {reply:?}"
+    );
+    let rows_six_only = ["NNNNNN00", "BBBB0000", "00000000", "0000B000", "0000000B"];
+    let text_six_only = format!("5 8\n{}\n100\n", rows_six_only.join("\n"));
+    let (reply, _) = exact.ask(&text_six_only);
+    legal_reply(&board(&rows_six_only), &reply);
+
+    let mut freestyle = StdioPlayer::spawn(&["--overline-wins"]);
+    freestyle.expect_ready("READY");
+    let (reply, _) = freestyle.ask(&text_six_only);
+    assert!(
+        reply.starts_with("ERROR game-over: ") && reply.contains("black"),
+        "got {reply:?}"
+    );
+}
+
+#[test]
+fn a_budget_of_zero_gets_an_immediate_legal_move() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let position = board_with(15, 15, &[(7, 7), (8, 8), (6, 9)], &[(7, 8), (6, 8)]);
+    for _ in 0..3 {
+        let (_, latency) = player.play(&position, Rule::for_board(15, 15), 0);
+        assert!(
+            latency < Duration::from_millis(300),
+            "a budget of 0 took {latency:?}"
+        );
+    }
+}
+
+#[test]
+fn replies_arrive_within_the_budget() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let middle_game = board(&[
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "00000000B000000",
+        "00000N0NB000000",
+        "000000NNBN00000",
+        "00000BBNN000000",
+        "000000NB0B00000",
+        "00000B0N0000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+    ]);
+    for budget_ms in [50u64, 200, 400] {
+        let (_, latency) = player.play(&middle_game, Rule::for_board(15, 15), budget_ms);
+        assert!(
+            latency < Duration::from_millis(budget_ms),
+            "budget {budget_ms} ms, reply after {latency:?}"
+        );
+    }
+    // A 128x128 board is the largest; its reply is on time too.
+    let huge = board_with(128, 128, &[(64, 64)], &[]);
+    let (_, latency) = player.play(&huge, Rule::for_board(128, 128), 300);
+    assert!(latency < Duration::from_millis(300), "128x128: {latency:?}");
+    player.send("0\n");
+    assert_eq!(player.next(), Next::Eof);
+}
