@@ -348,12 +348,17 @@ impl Player for BuiltinPlayer {
     ) -> Result<Answer, Fault> {
         let start = Instant::now();
         let deadline = Deadline::for_budget(start, budget, self.concurrency);
-        match engine::think(board, rule, &deadline, &self.config) {
-            Ok(decision) => Ok(Answer {
+        // An engine bug is this player's crash, not the match's end.
+        let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine::think(board, rule, &deadline, &self.config)
+        }));
+        match thought {
+            Ok(Ok(decision)) => Ok(Answer {
                 mv: decision.mv,
                 elapsed: start.elapsed(),
             }),
-            Err(no_move) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
+            Ok(Err(no_move)) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
+            Err(_) => Err(Fault::Crashed("engine panicked".to_string())),
         }
     }
 
