@@ -519,9 +519,63 @@ fn sprt_stops_the_match_at_a_bound() {
     assert_eq!(run.summary["sprt"]["status"], "h1");
     // Decided on finished pairs only.
     let decided = run.summary["sprt"]["decided_after_games"].as_u64().unwrap();
-    assert!(decided % 2 == 0 && decided <= played, "{decided}");
+    assert!(decided.is_multiple_of(2) && decided <= played, "{decided}");
     assert!(run.summary["sprt"]["llr"].as_f64().unwrap() >= 2.94);
     let stdout = run.stdout();
     assert!(stdout.contains("H1 was accepted"), "{stdout}");
     assert!(stdout.contains("Match stopped after"), "{stdout}");
+}
+
+/// A TCP player that answers one move per connection, then hangs up.
+fn start_forgetful_server() -> (String, std::thread::JoinHandle<usize>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let handle = std::thread::spawn(move || {
+        let mut accepted = 0;
+        // Ends when the match is over: the test connects once more with `stop`.
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            accepted += 1;
+            writeln!(stream, "forgetful test server\nREADY").unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).unwrap() == 0 || first.trim() == "stop" {
+                return accepted - 1;
+            }
+            let rows: usize = first.split_whitespace().next().unwrap().parse().unwrap();
+            let mut answer = None;
+            for r in 0..rows {
+                let mut row = String::new();
+                reader.read_line(&mut row).unwrap();
+                if answer.is_none() {
+                    answer = row.trim_end().find('0').map(|c| format!("{r} {c}"));
+                }
+            }
+            let mut time = String::new();
+            reader.read_line(&mut time).unwrap();
+            writeln!(stream, "{}", answer.unwrap()).unwrap();
+        }
+        accepted
+    });
+    (address, handle)
+}
+
+#[test]
+fn a_closed_connection_loses_and_the_next_game_reconnects() {
+    use std::io::Write;
+    let (address, server) = start_forgetful_server();
+    let tcp = format!("tcp:{address}");
+    let run = run_match(
+        &[tcp.as_str(), "name=forgetful"],
+        &[ENGINE],
+        &["--board", "7x7", "--time", "100", "--games", "2"],
+    );
+    for reason in all_lost_by(&run, "forgetful", "crash") {
+        assert!(reason.contains("closed"), "{reason}");
+    }
+    // Each game made its own connection, after the check connection before the match.
+    let mut stop = std::net::TcpStream::connect(&address).unwrap();
+    writeln!(stop, "stop").unwrap();
+    assert_eq!(server.join().unwrap(), 2);
 }

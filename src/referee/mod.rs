@@ -85,7 +85,7 @@ pub struct MatchOptions {
     /// Save every game as a Piskvork file `game-NNNN.psq` in this directory.
     #[arg(long, value_name = "DIR")]
     pub psq: Option<PathBuf>,
-    /// Append every game to this SGF collection file (as c-gomoku-cli's -sgf).
+    /// Save every game in this SGF collection file, one game tree a line (as c-gomoku-cli's -sgf).
     #[arg(long, value_name = "FILE")]
     pub sgf: Option<PathBuf>,
     /// Directory for the players' stderr logs (default: a connect5-match directory in the

@@ -612,9 +612,10 @@ impl Player for ProcessPlayer {
         budget: Duration,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        self.prepare()?;
+        // Never restarted in the middle of a game: a process that died since its last answer
+        // has crashed.
         let Some(running) = self.running.as_mut() else {
-            return Err(Fault::Unavailable("not started".to_string()));
+            return Err(Fault::Crashed("not running".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
         let asked = Instant::now();
@@ -753,6 +754,19 @@ fn read_line_until(
     }
 }
 
+/// Whether the peer has closed the connection (checked between games, so that a restarted server
+/// costs a reconnection rather than a game).
+fn is_closed(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut byte = [0u8; 1];
+    let closed = matches!(stream.peek(&mut byte), Ok(0))
+        || matches!(stream.peek(&mut byte), Err(e) if e.kind() != std::io::ErrorKind::WouldBlock);
+    let _ = stream.set_nonblocking(false);
+    closed
+}
+
 impl TcpPlayer {
     fn connect(&self) -> Result<Connection, Fault> {
         let addresses: Vec<SocketAddr> = self
@@ -807,6 +821,17 @@ impl Player for TcpPlayer {
     }
 
     fn prepare(&mut self) -> Result<(), Fault> {
+        if self
+            .connection
+            .as_ref()
+            .is_some_and(|c| is_closed(c.reader.get_ref()))
+        {
+            tracing::info!(
+                "{}: the server closed the connection; reconnecting",
+                self.name
+            );
+            self.connection = None;
+        }
         if self.connection.is_none() {
             self.connection = Some(self.connect()?);
         }
@@ -820,11 +845,14 @@ impl Player for TcpPlayer {
         budget: Duration,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        self.prepare()?;
+        // Never reconnected in the middle of a game: a connection lost since the last answer
+        // is a crash.
         let Some(connection) = self.connection.as_mut() else {
-            return Err(Fault::Unavailable("not connected".to_string()));
+            return Err(Fault::Crashed("lost the connection".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
+        // A server that stops reading must not block the runner past the time limit.
+        let _ = connection.writer.set_write_timeout(Some(limit));
         let written = connection
             .writer
             .write_all(request.as_bytes())
@@ -833,7 +861,7 @@ impl Player for TcpPlayer {
         if let Err(error) = written {
             self.connection = None;
             return Err(Fault::Crashed(format!(
-                "connection lost while sending the request: {error}"
+                "lost the connection while the request was sent ({error})"
             )));
         }
         let outcome = read_line_until(&mut connection.reader, sent + limit);
@@ -846,7 +874,7 @@ impl Player for TcpPlayer {
             }
             Err(why) => {
                 self.connection = None;
-                Err(Fault::Crashed(why))
+                Err(Fault::Crashed(format!("lost the connection ({why})")))
             }
         }
     }
