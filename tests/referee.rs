@@ -579,3 +579,41 @@ fn a_closed_connection_loses_and_the_next_game_reconnects() {
     writeln!(stop, "stop").unwrap();
     assert_eq!(server.join().unwrap(), 2);
 }
+
+#[test]
+fn concurrent_games_each_have_their_own_processes() {
+    // Thinking 50 ms a move, one worker cannot finish all four games before the other starts.
+    let thinker = scripted("sleep 0.05");
+    let run = run_match(
+        &[thinker.as_str(), "name=script"],
+        &[ENGINE],
+        &[
+            "--board",
+            "7x7",
+            "--time",
+            "100",
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+            "--random-opening",
+            "2",
+        ],
+    );
+    assert_eq!(run.games().len(), 4);
+    for game in run.games() {
+        assert!(
+            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
+            "{game}"
+        );
+        replay(game);
+    }
+    // One stderr log per worker: two processes of the same player ran side by side.
+    for worker in 0..2 {
+        let log = run
+            .dir
+            .path()
+            .join(format!("logs/script.{worker}.stderr.log"));
+        assert!(log.exists(), "{}", log.display());
+    }
+}
