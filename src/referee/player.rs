@@ -615,7 +615,7 @@ impl Player for ProcessPlayer {
         // Never restarted in the middle of a game: a process that died since its last answer
         // has crashed.
         let Some(running) = self.running.as_mut() else {
-            return Err(Fault::Crashed("not running".to_string()));
+            return Err(Fault::Crashed("crashed: not running".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
         let asked = Instant::now();
@@ -626,7 +626,7 @@ impl Player for ProcessPlayer {
                 let mut running = self.running.take().expect("checked above");
                 let status = reap(&mut running.child);
                 return Err(Fault::Crashed(format!(
-                    "cannot write the request ({error}; {status}){}",
+                    "crashed: the request could not be written ({error}; {status}){}",
                     self.stderr_tail()
                 )));
             }
@@ -634,7 +634,7 @@ impl Player for ProcessPlayer {
                 let mut running = self.running.take().expect("checked above");
                 let status = reap(&mut running.child);
                 return Err(Fault::Crashed(format!(
-                    "stopped reading its input ({status}){}",
+                    "crashed: the request could not be written ({status}){}",
                     self.stderr_tail()
                 )));
             }
