@@ -11,7 +11,7 @@ use crate::board::Stone;
 use crate::engine::solver;
 
 use super::attractor;
-use super::grid::{cell_move, move_cell, rule, symbol, Grid};
+use super::grid::{move_cell, rule, symbol, Grid};
 use super::heuristic::HeuristicMinimax;
 use super::menace::Menace;
 use super::rl::Rl;
@@ -255,9 +255,7 @@ impl<'a> Console<'a> {
             };
             match line.parse::<usize>() {
                 Ok(cell) if grid.is_empty_cell(cell) => return Ok(cell),
-                Ok(cell) if cell < 9 => {
-                    self.say(&format!("cell {cell} is taken ({})\n", cell_move(cell)))
-                }
+                Ok(cell) if cell < 9 => self.say(&format!("cell {cell} is taken\n")),
                 _ => self.say(&format!(
                     "{line:?} is not a free cell: type a number from 0 to 8 among the free cells\n"
                 )),

@@ -16,7 +16,7 @@ pub const EVALUATION_DEPTHS: [u32; 4] = [1, 3, 5, 9];
 /// [J1 gagne, nul, J0 gagne]).
 pub type ValueCounts = [u64; 3];
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Facts {
     pub positions: usize,
     pub terminal: usize,
@@ -45,6 +45,11 @@ pub struct Facts {
     /// Non-terminal positions, and how many of them the engine's solver values like the graph.
     pub solver_checked: usize,
     pub solver_agrees: usize,
+    /// Nodes the solver needs for the empty 3×3 board, and for the empty 4×4 board with k = 4
+    /// (with the time taken, which depends on the machine).
+    pub solver_nodes_3x3: u64,
+    pub solver_nodes_4x4: u64,
+    pub solver_time_4x4: std::time::Duration,
     /// (depth, chosen moves, all moves) for each of [`EVALUATION_DEPTHS`].
     pub evaluation: Vec<(u32, ValueCounts, ValueCounts)>,
 }
@@ -272,6 +277,16 @@ pub fn compute() -> Facts {
         }
     }
 
+    let solve_empty = |side: usize| {
+        let board = crate::board::Board::new(side, side).ok()?;
+        let rule = crate::board::Rule::for_board(side, side);
+        let start = std::time::Instant::now();
+        let decision = solver::solve_small(&board, rule, Stone::Black, &Deadline::unlimited())?;
+        Some((decision.nodes, start.elapsed()))
+    };
+    let (solver_nodes_3x3, _) = solve_empty(3).unwrap_or_default();
+    let (solver_nodes_4x4, solver_time_4x4) = solve_empty(4).unwrap_or_default();
+
     let mut search = HeuristicMinimax::new();
     let evaluation = EVALUATION_DEPTHS
         .iter()
@@ -307,6 +322,9 @@ pub fn compute() -> Facts {
         memoised_positions: graph.len(),
         solver_checked,
         solver_agrees,
+        solver_nodes_3x3,
+        solver_nodes_4x4,
+        solver_time_4x4,
         evaluation,
     }
 }
@@ -384,6 +402,12 @@ impl Facts {
             "engine solver agrees with the game-graph minimax on {} of {} non-terminal positions\n",
             n(self.solver_agrees),
             n(self.solver_checked)
+        ));
+        out.push_str(&format!(
+            "engine solver from the empty board: 3x3 in {} nodes; 4x4 (four in a row) in {} nodes, {} ms\n",
+            g(self.solver_nodes_3x3),
+            g(self.solver_nodes_4x4),
+            self.solver_time_4x4.as_millis()
         ));
         out.push_str(
             "\nheuristic strategy evaluation (seed 003, question 16): positions after 2 moves,\n\

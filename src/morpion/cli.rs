@@ -317,9 +317,11 @@ fn run_games(
         Ok(())
     };
 
-    if let Some(practice) = practice {
+    if let Some(practice) = practice.filter(|p| p.games > 0) {
         train(&mut players, practice, rng, console)?;
         save(&players, &mut state)?;
+    }
+    if practice.is_some() {
         for player in &mut players {
             player.agent.set_training(false);
             player.record = Default::default();

@@ -46,7 +46,9 @@ struct BoxEntry {
 struct MoveEntry {
     position: String,
     cell: usize,
-    mean: f64,
+    /// Sum of the scores (+1 won, -1 lost, 0 drawn) of the games averaged, and their number
+    /// (the initial "as if played once" included): Ŝ = total / count.
+    total: i64,
     count: u64,
 }
 
@@ -67,7 +69,21 @@ impl StateFile {
         };
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(state),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Say now, not after hours of training, that the file could never be written.
+                let directory = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                if !directory.is_dir() {
+                    return Err(format!(
+                        "state file {}: directory {} does not exist",
+                        path.display(),
+                        directory.display()
+                    ));
+                }
+                return Ok(state);
+            }
             Err(e) => return Err(format!("cannot read state file {}: {e}", path.display())),
         };
         let damaged = |detail: String| {
@@ -108,7 +124,7 @@ impl StateFile {
                                 grid,
                                 m.cell,
                                 Estimate {
-                                    mean: m.mean,
+                                    total: m.total,
                                     count: m.count,
                                 },
                             ))
@@ -168,7 +184,7 @@ impl StateFile {
                 .map(|(grid, cell, e)| MoveEntry {
                     position: grid.to_text(),
                     cell,
-                    mean: e.mean,
+                    total: e.total,
                     count: e.count,
                 })
                 .collect();
@@ -179,7 +195,7 @@ impl StateFile {
             version: VERSION,
             players,
         };
-        let text = serde_json::to_string_pretty(&document)
+        let text = serde_json::to_string(&document)
             .map_err(|e| format!("cannot encode the state: {e}"))?;
         write_atomically(&self.path, text.as_bytes())
     }

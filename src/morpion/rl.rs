@@ -19,19 +19,24 @@ use super::stats::Outcome;
 /// Probability of a random move in training mode.
 pub const EPSILON: f64 = 0.25;
 
-/// Ŝ(b, m) and the number of games it averages (the initial "one game" included).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Ŝ(b, m) as the sum of the scores it averages and their number, the initial "one game" scored
+/// 0 included. Scores are whole numbers, so the sum is exact and saves without rounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Estimate {
-    pub mean: f64,
+    pub total: i64,
     pub count: u64,
 }
 
 impl Default for Estimate {
     fn default() -> Self {
-        Estimate {
-            mean: 0.0,
-            count: 1,
-        }
+        Estimate { total: 0, count: 1 }
+    }
+}
+
+impl Estimate {
+    /// Ŝ(b, m), the average score.
+    pub fn mean(&self) -> f64 {
+        self.total as f64 / self.count as f64
     }
 }
 
@@ -62,7 +67,7 @@ impl Rl {
 
     /// Ŝ(b, m) (0 for a position never met).
     pub fn score(&self, grid: Grid, cell: usize) -> f64 {
-        self.estimate(grid, cell).mean
+        self.estimate(grid, cell).mean()
     }
 
     pub fn estimate(&self, grid: Grid, cell: usize) -> Estimate {
@@ -109,15 +114,14 @@ impl Rl {
     /// The end-of-game update: each played move's average takes in the game's score.
     pub fn finish(&mut self, outcome: Outcome) {
         let score = match outcome {
-            Outcome::Won => 1.0,
-            Outcome::Lost => -1.0,
-            Outcome::Drawn => 0.0,
+            Outcome::Won => 1,
+            Outcome::Lost => -1,
+            Outcome::Drawn => 0,
         };
         for (grid, cell) in std::mem::take(&mut self.played) {
-            let entry = self.table.entry(grid).or_default();
-            let estimate = &mut entry[cell];
+            let estimate = &mut self.table.entry(grid).or_default()[cell];
             estimate.count += 1;
-            estimate.mean += (score - estimate.mean) / estimate.count as f64;
+            estimate.total += score;
         }
     }
 
@@ -149,10 +153,11 @@ impl Rl {
             if !grid.is_empty_cell(cell) {
                 return Err(format!("move {cell} is not legal in position {grid}"));
             }
-            if !estimate.mean.is_finite() || estimate.mean.abs() > 1.0 || estimate.count < 2 {
+            // Each game adds a score of -1, 0 or 1 to the total; the first "game" scored 0.
+            if estimate.count < 2 || estimate.total.unsigned_abs() >= estimate.count {
                 return Err(format!(
-                    "average {} over {} games for move {cell} in {grid} is impossible",
-                    estimate.mean, estimate.count
+                    "total score {} over {} games for move {cell} in {grid} is impossible",
+                    estimate.total, estimate.count
                 ));
             }
             let slot = &mut rl.table.entry(grid).or_default()[cell];
