@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{
     board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Next,
     Player, StdioPlayer,
@@ -236,54 +234,4 @@ fn overline_wins_option_counts_six_as_a_win() {
         reply.starts_with("ERROR game-over: ") && reply.contains("black"),
         "got {reply:?}"
     );
-}
-
-#[test]
-fn a_budget_of_zero_gets_an_immediate_legal_move() {
-    let mut player = StdioPlayer::spawn(&[]);
-    player.expect_ready("READY");
-    let position = board_with(15, 15, &[(7, 7), (8, 8), (6, 9)], &[(7, 8), (6, 8)]);
-    for _ in 0..3 {
-        let (_, latency) = player.play(&position, Rule::for_board(15, 15), 0);
-        assert!(
-            latency < Duration::from_millis(300),
-            "a budget of 0 took {latency:?}"
-        );
-    }
-}
-
-#[test]
-fn replies_arrive_within_the_budget() {
-    let mut player = StdioPlayer::spawn(&[]);
-    player.expect_ready("READY");
-    let middle_game = board(&[
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "00000000B000000",
-        "00000N0NB000000",
-        "000000NNBN00000",
-        "00000BBNN000000",
-        "000000NB0B00000",
-        "00000B0N0000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-    ]);
-    for budget_ms in [50u64, 200, 400] {
-        let (_, latency) = player.play(&middle_game, Rule::for_board(15, 15), budget_ms);
-        assert!(
-            latency < Duration::from_millis(budget_ms),
-            "budget {budget_ms} ms, reply after {latency:?}"
-        );
-    }
-    // A 128x128 board is the largest; its reply is on time too.
-    let huge = board_with(128, 128, &[(64, 64)], &[]);
-    let (_, latency) = player.play(&huge, Rule::for_board(128, 128), 300);
-    assert!(latency < Duration::from_millis(300), "128x128: {latency:?}");
-    player.send("0\n");
-    assert_eq!(player.next(), Next::Eof);
 }
