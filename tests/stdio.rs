@@ -3,8 +3,8 @@
 mod common;
 
 use common::{
-    board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Next,
-    Player, StdioPlayer,
+    board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Player,
+    StdioPlayer,
 };
 use connect5::board::{Move, Rule};
 
@@ -234,4 +234,90 @@ fn overline_wins_option_counts_six_as_a_win() {
         reply.starts_with("ERROR game-over: ") && reply.contains("black"),
         "got {reply:?}"
     );
+}
+
+#[test]
+fn a_request_followed_by_end_of_input_is_still_answered() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let (good, answer) = good_request(6);
+    player.send(&good);
+    player.close_input();
+    assert_eq!(player.line(), answer.to_string());
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn sigterm_ends_an_idle_stdio_player_with_status_zero() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let (good, answer) = good_request(1);
+    assert_eq!(player.ask(&good).0, answer.to_string());
+    player.signal("TERM");
+    // The input stays open, as a referee's would: the player must not wait for it to close.
+    let next = player.next_within(std::time::Duration::from_secs(5));
+    assert_eq!(
+        next,
+        common::Next::Eof,
+        "SIGTERM did not end the player within 5 s while its input was open"
+    );
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn a_decimal_time_is_accepted() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    for time in ["250.0", "99.5", "0.0"] {
+        let (good, answer) = good_request(5);
+        let text = good.replace("\n100\n", &format!("\n{time}\n"));
+        assert_ne!(text, good, "the good request ends with its time line");
+        assert_eq!(player.ask(&text).0, answer.to_string(), "time {time}");
+    }
+}
+
+/// After a broken dimension line the decoder skips single-token lines; a bare `0` still ends
+/// the session there, and `shutdown` still stops.
+#[test]
+fn while_skipping_a_broken_request_zero_and_shutdown_still_work() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("7 x\n0000000\n");
+    assert!(player.line().starts_with("ERROR bad-dimensions: "));
+    player.send("0\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("300 3\n000\nNNN\n");
+    assert!(player.line().starts_with("ERROR dimensions-out-of-range: "));
+    player.send("shutdown\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+/// Each request gets exactly one reply line, so a referee that reads one line per request
+/// stays in step: many requests and errors written at once, replies read afterwards.
+#[test]
+fn pipelined_requests_get_one_reply_each_in_order() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let mut text = String::new();
+    let mut expected = Vec::new();
+    for (index, bad) in common::bad_requests().iter().enumerate() {
+        text.push_str(&bad.text);
+        expected.push(format!("ERROR {}: ", bad.kind));
+        let (good, answer) = good_request(index);
+        text.push_str(&good);
+        expected.push(answer.to_string());
+    }
+    text.push_str("0\n");
+    player.send(&text);
+    for want in expected {
+        let line = player.line();
+        assert!(line.starts_with(&want), "expected {want:?}, got {line:?}");
+    }
+    player.expect_eof();
 }

@@ -244,6 +244,20 @@ impl StdioPlayer {
     pub fn stderr(&self) -> String {
         joined(&self.stderr)
     }
+
+    /// Sends a signal to this child (by its own pid) with the system's `kill`.
+    pub fn signal(&self, name: &str) {
+        send_signal(self.child.id(), name);
+    }
+}
+
+fn send_signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("cannot run kill");
+    assert!(status.success(), "kill -{name} {pid} failed: {status}");
 }
 
 impl Player for StdioPlayer {
@@ -473,12 +487,7 @@ impl Server {
 
     /// Sends a signal to this server process (by its own pid) with the system's `kill`.
     pub fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .arg(format!("-{name}"))
-            .arg(self.pid().to_string())
-            .status()
-            .expect("cannot run kill");
-        assert!(status.success(), "kill -{name} failed: {status}");
+        send_signal(self.pid(), name);
     }
 }
 
