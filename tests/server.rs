@@ -350,3 +350,20 @@ fn connections_over_the_limit_get_a_one_line_error() {
         assert_eq!(client.ask(&good).0, answer.to_string());
     }
 }
+
+#[test]
+fn a_request_trickled_byte_by_byte_is_answered() {
+    let server = Server::start(&[]);
+    let mut client = server.session();
+    let (good, answer) = good_request(3);
+    for byte in good.bytes() {
+        client.send_bytes(&[byte]);
+    }
+    assert_eq!(client.line(), answer.to_string());
+    // And with CRLF and NUL bytes split across writes.
+    let split = good.replace('\n', "\0\r\n");
+    for chunk in split.as_bytes().chunks(2) {
+        client.send_bytes(chunk);
+    }
+    assert_eq!(client.line(), answer.to_string());
+}

@@ -321,3 +321,17 @@ fn pipelined_requests_get_one_reply_each_in_order() {
     }
     player.expect_eof();
 }
+
+#[test]
+fn the_smallest_and_thinnest_boards_are_played() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    // 1x1: K = 1, black's one move wins.
+    assert_eq!(player.ask("1 1\n0\n100\n").0, "0 0");
+    let (reply, _) = player.ask("1 1\nN\n100\n");
+    assert!(reply.starts_with("ERROR game-over: "), "got {reply:?}");
+    for (rows, cols) in [(2, 2), (4, 4), (1, 128), (128, 1), (2, 9), (4, 3)] {
+        let position = board_with(rows, cols, &[(0, 0)], &[]);
+        player.play(&position, Rule::for_board(rows, cols), 50);
+    }
+}
