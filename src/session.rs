@@ -237,13 +237,33 @@ where
     }
 }
 
-/// How long before the end of the budget the session stops waiting for a search that overruns its
-/// own deadline (a thread starved of CPU on a crowded machine) and answers without it.
-fn watchdog_margin(budget: Duration) -> Duration {
-    Duration::from_millis(2) + budget / 20
+/// When the session stops waiting for a search that overruns its own deadline (a thread starved of
+/// CPU on a crowded machine) and answers without it: shortly before the budget ends, but never
+/// sooner than a search given no time at all needs to answer (its instant move, or the exact
+/// solution of a tiny board).
+fn watchdog_delay(budget: Duration) -> Duration {
+    const LEAST: Duration = Duration::from_millis(10);
+    budget
+        .saturating_sub(Duration::from_millis(2) + budget / 20)
+        .max(LEAST)
 }
 
-/// Searches on a blocking thread (one search, one thread) and formats the reply line.
+/// Search recursion is bounded by the ply limit; this leaves ample room.
+const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// Search threads run at a lower priority than the threads that read requests and write replies,
+/// so that on a crowded machine a reply due now is not queued behind searches still thinking.
+fn lower_thread_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // On Linux the nice value is per thread; 0 names the calling thread. Failure only means
+        // the search keeps the default priority.
+        // SAFETY: setpriority takes plain integers and touches no memory of ours.
+        let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 5) };
+    }
+}
+
+/// Searches on its own thread (one search, one thread) and formats the reply line.
 ///
 /// The search keeps its own deadline; the session keeps a second one. The search thread first
 /// publishes an instant move (a win, a forced block, else the best-ordered move), then searches.
@@ -257,22 +277,32 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
     let (instant_tx, instant_rx) = oneshot::channel();
+    let (decision_tx, decision_rx) = oneshot::channel();
     let searching = Arc::clone(shared);
     let size = format!("{}x{}", request.board.rows(), request.board.cols());
-    let search = tokio::task::spawn_blocking(move || {
-        if let Ok(mv) = engine::instant_move(&request.board, request.rule) {
-            let _ = instant_tx.send(mv);
-        }
-        let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
-        drop(reservation);
-        searching.active_searches.fetch_sub(1, Ordering::AcqRel);
-        decision
-    });
-    let watchdog = received
-        + request
-            .budget
-            .saturating_sub(watchdog_margin(request.budget));
-    let searched = match tokio::time::timeout_at(watchdog.into(), search).await {
+    let spawned = std::thread::Builder::new()
+        .name("search".to_string())
+        .stack_size(SEARCH_STACK_BYTES)
+        .spawn(move || {
+            lower_thread_priority();
+            if let Ok(mv) = engine::instant_move(&request.board, request.rule) {
+                let _ = instant_tx.send(mv);
+            }
+            let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
+            drop(reservation);
+            searching.active_searches.fetch_sub(1, Ordering::AcqRel);
+            let _ = decision_tx.send(decision);
+        });
+    if let Err(error) = spawned {
+        shared.active_searches.fetch_sub(1, Ordering::AcqRel);
+        tracing::error!(%error, "cannot start a search thread; answering the fallback move");
+        return fallback.map_or_else(
+            || "ERROR internal: no search thread".to_string(),
+            |m| m.to_string(),
+        );
+    }
+    let watchdog = received + watchdog_delay(request.budget);
+    let searched = match tokio::time::timeout_at(watchdog.into(), decision_rx).await {
         Ok(searched) => searched,
         Err(_) => {
             // The instant move comes within microseconds of the thread starting; wait for it a
@@ -301,9 +331,9 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
         }
         // The decoder has already checked the position; this is a guard, not a path.
         Ok(Err(no_move)) => format!("ERROR {no_move}"),
-        // A failed search still owes the referee a legal move.
-        Err(join_error) => {
-            tracing::error!(%join_error, "search failed; answering the fallback move");
+        // A failed (panicked) search still owes the referee a legal move.
+        Err(_) => {
+            tracing::error!("search failed; answering the fallback move");
             match fallback {
                 Some(mv) => mv.to_string(),
                 None => "ERROR internal: the search failed".to_string(),
