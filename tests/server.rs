@@ -367,3 +367,31 @@ fn a_request_trickled_byte_by_byte_is_answered() {
     }
     assert_eq!(client.line(), answer.to_string());
 }
+
+#[test]
+fn a_client_that_never_reads_its_replies_does_not_stall_the_others() {
+    let mut server = Server::start(&[]);
+    let deaf = server.session();
+    // Each `x y` line earns a line of error of about 100 bytes: ten megabytes of replies in all,
+    // more than the socket buffers hold, so the server ends up blocked writing to this client.
+    let mut flood_stream = deaf.stream().try_clone().expect("clone the socket");
+    let flooder = std::thread::spawn(move || {
+        let lines = "x y\n".repeat(100_000);
+        // Fails once the test closes the connection; that is the end of the flood.
+        let _ = flood_stream.write_all(lines.as_bytes());
+    });
+    let mut steady = server.session();
+    for index in 0..20 {
+        let (good, answer) = good_request(index);
+        assert_eq!(steady.ask(&good).0, answer.to_string());
+    }
+    let open = board_with(15, 15, &[(7, 7)], &[]);
+    steady.play(&open, Rule::for_board(15, 15), 200);
+    let _ = deaf.stream().shutdown(std::net::Shutdown::Both);
+    drop(deaf);
+    flooder.join().expect("the flooding thread");
+    let mut late = server.session();
+    let (good, answer) = good_request(4);
+    assert_eq!(late.ask(&good).0, answer.to_string());
+    assert!(server.running());
+}

@@ -132,11 +132,14 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         "3 3\r\n{}\r\n{}\r\n{}\r\n250\r\n",
         rows[0], rows[1], rows[2]
     );
-    // The 2009-2011 referee: a NUL byte before the newline of every row.
-    let nul = format!("3 3\n{}\0\n{}\0\n{}\0\n250\n", rows[0], rows[1], rows[2]);
+    // The 2009-2011 referee: a NUL byte before the newline of every line.
+    let nul = format!(
+        "3 3\0\n{}\0\n{}\0\n{}\0\n250\0\n",
+        rows[0], rows[1], rows[2]
+    );
     // Both at once.
     let nul_crlf = format!(
-        "3 3\r\n{}\0\r\n{}\0\r\n{}\0\r\n250\r\n",
+        "3 3\0\r\n{}\0\r\n{}\0\r\n{}\0\r\n250\0\r\n",
         rows[0], rows[1], rows[2]
     );
     // Spaces and tabs around and inside the lines.
@@ -166,7 +169,7 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
     ] {
         assert_eq!(player.ask(&text).0, answer, "request with {what}: {text:?}");
     }
-    player.send("0\r\n");
+    player.send("0\0\r\n");
     player.expect_eof();
 }
 
