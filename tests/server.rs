@@ -5,6 +5,7 @@ mod common;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::process::Command;
+use std::time::Duration;
 
 use common::{board_with, check_every_error_kind, good_request, Next, Player, Server, TcpClient};
 use connect5::board::Rule;
@@ -394,4 +395,20 @@ fn a_client_that_never_reads_its_replies_does_not_stall_the_others() {
     let (good, answer) = good_request(4);
     assert_eq!(late.ask(&good).0, answer.to_string());
     assert!(server.running());
+}
+
+/// A client that stops sending in the middle of a request (a hung referee) must not keep a
+/// stopping server alive for ever: the requests in flight are answered, but one that never
+/// arrives whole cannot be.
+#[test]
+fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
+    let mut server = Server::start(&[]);
+    let mut stalled = server.session();
+    let (good, answer) = good_request(0);
+    stalled.send(&format!("{good}3 3\n000\n"));
+    assert_eq!(stalled.line(), answer.to_string());
+    server.signal("TERM");
+    server.wait_for_log("stopping");
+    let status = server.wait_exit_within(Duration::from_secs(10));
+    assert!(status.success(), "exit status {status}");
 }

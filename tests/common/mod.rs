@@ -179,6 +179,7 @@ fn joined(log: &Arc<Mutex<Vec<String>>>) -> String {
 }
 
 /// Waits for the child to exit, failing the test if it has not within `timeout`.
+#[track_caller]
 fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>) -> ExitStatus {
     let start = Instant::now();
     loop {
@@ -186,7 +187,7 @@ fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>
             Ok(Some(status)) => return status,
             Ok(None) if start.elapsed() < timeout => thread::sleep(Duration::from_millis(5)),
             Ok(None) => panic!(
-                "the player did not exit within {timeout:?}\n--- player log ---\n{}",
+                "the process did not exit within {timeout:?}\n--- its log ---\n{}",
                 joined(log)
             ),
             Err(error) => panic!("cannot wait for the player: {error}"),
@@ -237,6 +238,7 @@ impl StdioPlayer {
         self.stdin = None;
     }
 
+    #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.stderr)
     }
@@ -476,8 +478,14 @@ impl Server {
         self.child.id()
     }
 
+    #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.log)
+    }
+
+    #[track_caller]
+    pub fn wait_exit_within(&mut self, timeout: Duration) -> ExitStatus {
+        wait_exit(&mut self.child, timeout, &self.log)
     }
 
     /// Whether the process is still running.
