@@ -4,9 +4,10 @@
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, Deadline, EngineConfig};
@@ -236,24 +237,87 @@ where
     }
 }
 
-/// Searches on a blocking thread (one search, one thread) and formats the reply line.
+/// How long before the end of the budget the session stops waiting for a search that overruns its
+/// own deadline (a thread starved of CPU on a crowded machine) and answers without it.
+fn watchdog_margin(budget: Duration) -> Duration {
+    Duration::from_millis(2) + budget / 20
+}
+
+/// Search recursion is bounded by the ply limit; this leaves ample room.
+const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// Search threads run at a lower priority than the threads that read requests and write replies,
+/// so that on a crowded machine a reply due now is not queued behind searches still thinking.
+fn lower_thread_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // On Linux the nice value is per thread; 0 names the calling thread. Failure only means
+        // the search keeps the default priority.
+        // SAFETY: setpriority takes plain integers and touches no memory of ours.
+        let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 5) };
+    }
+}
+
+/// Searches on its own thread (one search, one thread) and formats the reply line.
+///
+/// The search keeps its own deadline; the session keeps a second one. The search thread first
+/// publishes an instant move (a win, a forced block, else the best-ordered move), then searches.
+/// Should the search still be running when the budget is nearly spent, the session answers the
+/// instant move and leaves the thread to stop at its next clock check.
 async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> String {
     let concurrent = shared.active_searches.fetch_add(1, Ordering::AcqRel) + 1;
     let deadline = Deadline::for_budget(received, request.budget, concurrent);
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
+    let fallback = engine::fallback_move(&request.board);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
-    let searched = tokio::task::spawn_blocking(move || {
-        let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
-        drop(reservation);
-        (decision, request)
-    })
-    .await;
-    shared.active_searches.fetch_sub(1, Ordering::AcqRel);
+    let (instant_tx, instant_rx) = oneshot::channel();
+    let (decision_tx, decision_rx) = oneshot::channel();
+    let searching = Arc::clone(shared);
+    let size = format!("{}x{}", request.board.rows(), request.board.cols());
+    let spawned = std::thread::Builder::new()
+        .name("search".to_string())
+        .stack_size(SEARCH_STACK_BYTES)
+        .spawn(move || {
+            lower_thread_priority();
+            if let Ok(mv) = engine::instant_move(&request.board, request.rule) {
+                let _ = instant_tx.send(mv);
+            }
+            let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
+            drop(reservation);
+            searching.active_searches.fetch_sub(1, Ordering::AcqRel);
+            let _ = decision_tx.send(decision);
+        });
+    if let Err(error) = spawned {
+        shared.active_searches.fetch_sub(1, Ordering::AcqRel);
+        tracing::error!(%error, "cannot start a search thread; answering the fallback move");
+        return fallback.map_or_else(
+            || "ERROR internal: no search thread".to_string(),
+            |m| m.to_string(),
+        );
+    }
+    let watchdog = received
+        + request
+            .budget
+            .saturating_sub(watchdog_margin(request.budget));
+    let searched = match tokio::time::timeout_at(watchdog.into(), decision_rx).await {
+        Ok(searched) => searched,
+        Err(_) => {
+            // The instant move comes within microseconds of the thread starting; wait for it a
+            // little rather than answer blind.
+            let instant = tokio::time::timeout(Duration::from_millis(20), instant_rx).await;
+            let mv = instant.ok().and_then(Result::ok).or(fallback);
+            tracing::warn!(board = %size, "search overran its deadline; answering its instant move");
+            return mv.map_or_else(
+                || "ERROR internal: no move found".to_string(),
+                |m| m.to_string(),
+            );
+        }
+    };
     match searched {
-        Ok((Ok(decision), request)) => {
+        Ok(Ok(decision)) => {
             tracing::debug!(
-                board = %format!("{}x{}", request.board.rows(), request.board.cols()),
+                board = %size,
                 mv = %decision.mv,
                 score = decision.score,
                 depth = decision.depth,
@@ -264,10 +328,14 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
             decision.mv.to_string()
         }
         // The decoder has already checked the position; this is a guard, not a path.
-        Ok((Err(no_move), _)) => format!("ERROR {no_move}"),
-        Err(join_error) => {
-            tracing::error!(%join_error, "search failed");
-            "ERROR internal: the search failed".to_string()
+        Ok(Err(no_move)) => format!("ERROR {no_move}"),
+        // A failed (panicked) search still owes the referee a legal move.
+        Err(_) => {
+            tracing::error!("search failed; answering the fallback move");
+            match fallback {
+                Some(mv) => mv.to_string(),
+                None => "ERROR internal: the search failed".to_string(),
+            }
         }
     }
 }

@@ -102,6 +102,33 @@ pub fn side_to_move(board: &Board, rule: Rule) -> Result<Stone, NoMove> {
     Ok(side)
 }
 
+/// The empty cell nearest the centre: the answer of last resort, when the search itself failed.
+pub fn fallback_move(board: &Board) -> Option<Move> {
+    let centre = (
+        board.rows() as f64 / 2.0 - 0.5,
+        board.cols() as f64 / 2.0 - 0.5,
+    );
+    board.empty_cells().min_by(|a, b| {
+        let distance =
+            |m: &Move| (m.row as f64 - centre.0).powi(2) + (m.col as f64 - centre.1).powi(2);
+        distance(a).total_cmp(&distance(b))
+    })
+}
+
+/// A move chosen without searching: an immediate win, else a forced block, else the best move by
+/// the baseline's move ordering. What a budget of 0 gets, and the session's answer when a search
+/// overruns.
+pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
+    let side = side_to_move(board, rule)?;
+    let now = std::time::Instant::now();
+    let config = EngineConfig {
+        kind: EngineKind::V1,
+        hash_bytes: 0,
+        max_depth: Some(1),
+    };
+    Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
+}
+
 /// Chooses a move for the side to move. Small boards go to the exact solver; everything else to
 /// the configured search. Always answers with a legal move when the position has one.
 pub fn think(

@@ -1,24 +1,634 @@
-//! Engine v1: placeholder.
+//! Engine v1, the baseline: iterative-deepening negamax alpha-beta with a transposition table,
+//! candidate moves near the stones, an immediate win first and a forced block next, and a
+//! line-window evaluation that knows the exact-five rule.
+//!
+//! The evaluation is the classic window count (every K cells of a line that hold stones of one
+//! colour only are a potential line for that colour, worth more the fuller it is); under the
+//! exact rule a window whose flanking cell holds the same colour is worthless, because completing
+//! it would make an overline.
 
-use super::{Deadline, Decision, EngineConfig};
-use crate::board::{Board, Rule, Stone};
+use std::time::Instant;
+
+use super::{Deadline, Decision, EngineConfig, WIN, WIN_THRESHOLD};
+use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
+
+const EMPTY: u8 = 0;
+/// Interior nodes search only this many of their best-ordered moves (v1 is a beam search; the
+/// root searches every candidate).
+const BEAM: usize = 14;
+/// How often (in nodes) the clock is read.
+const CLOCK_INTERVAL: u64 = 16;
+const MAX_PLY: usize = 128;
+
+fn colour_code(stone: Stone) -> u8 {
+    stone.index() as u8 + 1
+}
+
+/// Value of a window holding `n` stones of one colour and nothing else, for a rule of length `k`.
+fn window_weight(n: usize, k: usize) -> i64 {
+    const BY_MISSING: [i64; 6] = [100_000, 5_000, 400, 30, 4, 1];
+    if n == 0 {
+        return 0;
+    }
+    BY_MISSING[(k - n).min(BY_MISSING.len() - 1)]
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact = 1,
+    Lower = 2,
+    Upper = 3,
+}
+
+/// Transposition table: two parallel vectors so the allocation is a plain zeroed block (the pages
+/// are only touched as the search uses them).
+struct Table {
+    keys: Vec<u64>,
+    data: Vec<u64>,
+    mask: usize,
+}
+
+struct Entry {
+    score: i32,
+    depth: u32,
+    bound: Bound,
+    best: Option<usize>,
+}
+
+impl Table {
+    fn new(bytes: usize) -> Table {
+        let wanted = (bytes / 16).max(1024);
+        let size = if wanted.is_power_of_two() {
+            wanted
+        } else {
+            wanted.next_power_of_two() / 2
+        };
+        Table {
+            keys: vec![0; size],
+            data: vec![0; size],
+            mask: size - 1,
+        }
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let slot = key as usize & self.mask;
+        if self.keys[slot] != key || self.data[slot] == 0 {
+            return None;
+        }
+        let data = self.data[slot];
+        let bound = match (data >> 40) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        let best = (data >> 42) & 0xFFFF;
+        Some(Entry {
+            score: data as u32 as i32,
+            depth: ((data >> 32) & 0xFF) as u32,
+            bound,
+            best: (best != 0xFFFF).then_some(best as usize),
+        })
+    }
+
+    fn store(&mut self, key: u64, score: i32, depth: u32, bound: Bound, best: Option<usize>) {
+        let slot = key as usize & self.mask;
+        let best = best.map_or(0xFFFF, |b| b as u64 & 0xFFFF);
+        self.keys[slot] = key;
+        self.data[slot] = (score as u32 as u64)
+            | ((depth.min(255) as u64) << 32)
+            | ((bound as u64) << 40)
+            | (best << 42);
+    }
+}
+
+struct Searcher<'a> {
+    rows: usize,
+    cols: usize,
+    k: usize,
+    overline_wins: bool,
+    cells: Vec<u8>,
+    /// Stones within two cells (king distance); an empty cell with a neighbour is a candidate.
+    near: Vec<u16>,
+    zobrist: Vec<[u64; 2]>,
+    hash: u64,
+    /// Window score, black minus white.
+    score: i64,
+    stones: usize,
+    /// Bounding box of the stones (min row, max row, min col, max col).
+    bounds: (usize, usize, usize, usize),
+    bounds_stack: Vec<(usize, usize, usize, usize)>,
+    table: Table,
+    killers: Vec<[Option<usize>; 2]>,
+    deadline: &'a Deadline,
+    nodes: u64,
+    stopped: bool,
+}
+
+impl<'a> Searcher<'a> {
+    fn new(board: &Board, rule: Rule, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
+        let (rows, cols) = (board.rows(), board.cols());
+        // A fixed seed keeps v1 deterministic, which makes it a stable baseline.
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let zobrist = (0..rows * cols).map(|_| [next(), next()]).collect();
+        // Smaller boards never fill a large table: do not allocate more than they can use.
+        let useful = (rows * cols).saturating_mul(rows * cols).saturating_mul(64);
+        let mut searcher = Searcher {
+            rows,
+            cols,
+            k: rule.k,
+            overline_wins: rule.overline_wins,
+            cells: vec![EMPTY; rows * cols],
+            near: vec![0; rows * cols],
+            zobrist,
+            hash: 0,
+            score: 0,
+            stones: 0,
+            bounds: (usize::MAX, 0, usize::MAX, 0),
+            bounds_stack: Vec::new(),
+            table: Table::new(hash_bytes.min(useful).min(256 << 20)),
+            killers: vec![[None; 2]; MAX_PLY + 2],
+            deadline,
+            nodes: 0,
+            stopped: false,
+        };
+        for (mv, stone) in board.cells() {
+            if let Some(stone) = stone {
+                searcher.make(mv.row * cols + mv.col, colour_code(stone));
+            }
+        }
+        searcher.bounds_stack.clear();
+        searcher
+    }
+
+    fn at(&self, row: isize, col: isize) -> Option<u8> {
+        if row < 0 || col < 0 || row >= self.rows as isize || col >= self.cols as isize {
+            None
+        } else {
+            Some(self.cells[row as usize * self.cols + col as usize])
+        }
+    }
+
+    /// Signed value (black positive) of the window of K cells starting at (row, col) in `dir`.
+    fn window(&self, row: isize, col: isize, (dr, dc): (isize, isize)) -> i64 {
+        let mut counts = [0usize; 3];
+        for i in 0..self.k as isize {
+            match self.at(row + dr * i, col + dc * i) {
+                Some(cell) => counts[cell as usize] += 1,
+                None => return 0,
+            }
+        }
+        let (colour, n) = match (counts[1], counts[2]) {
+            (0, 0) => return 0,
+            (n, 0) => (1u8, n),
+            (0, n) => (2u8, n),
+            _ => return 0,
+        };
+        if !self.overline_wins {
+            let before = self.at(row - dr, col - dc);
+            let after = self.at(row + dr * self.k as isize, col + dc * self.k as isize);
+            if before == Some(colour) || after == Some(colour) {
+                return 0;
+            }
+        }
+        let value = window_weight(n, self.k);
+        if colour == 1 {
+            value
+        } else {
+            -value
+        }
+    }
+
+    /// Sum of the windows a change at `cell` can affect: those containing it and those it flanks.
+    fn windows_around(&self, cell: usize) -> i64 {
+        let (row, col) = ((cell / self.cols) as isize, (cell % self.cols) as isize);
+        let k = self.k as isize;
+        let mut total = 0;
+        for dir in DIRECTIONS {
+            for offset in -k..=1 {
+                total += self.window(row + dir.0 * offset, col + dir.1 * offset, dir);
+            }
+        }
+        total
+    }
+
+    fn for_neighbours(&mut self, cell: usize, delta: i16) {
+        let (row, col) = (cell / self.cols, cell % self.cols);
+        for r in row.saturating_sub(2)..=(row + 2).min(self.rows - 1) {
+            for c in col.saturating_sub(2)..=(col + 2).min(self.cols - 1) {
+                let n = &mut self.near[r * self.cols + c];
+                *n = (*n as i16 + delta) as u16;
+            }
+        }
+    }
+
+    fn make(&mut self, cell: usize, colour: u8) {
+        let before = self.windows_around(cell);
+        self.cells[cell] = colour;
+        self.score += self.windows_around(cell) - before;
+        self.hash ^= self.zobrist[cell][colour as usize - 1];
+        self.for_neighbours(cell, 1);
+        self.stones += 1;
+        self.bounds_stack.push(self.bounds);
+        let (row, col) = (cell / self.cols, cell % self.cols);
+        let b = &mut self.bounds;
+        *b = (b.0.min(row), b.1.max(row), b.2.min(col), b.3.max(col));
+    }
+
+    fn unmake(&mut self, cell: usize) {
+        let colour = self.cells[cell];
+        let before = self.windows_around(cell);
+        self.cells[cell] = EMPTY;
+        self.score += self.windows_around(cell) - before;
+        self.hash ^= self.zobrist[cell][colour as usize - 1];
+        self.for_neighbours(cell, -1);
+        self.stones -= 1;
+        if let Some(bounds) = self.bounds_stack.pop() {
+            self.bounds = bounds;
+        }
+    }
+
+    /// Whether `colour` playing at the empty `cell` makes a winning line.
+    fn wins_at(&self, cell: usize, colour: u8) -> bool {
+        let (row, col) = ((cell / self.cols) as isize, (cell % self.cols) as isize);
+        DIRECTIONS.iter().any(|&(dr, dc)| {
+            let mut run = 1;
+            for sign in [1, -1] {
+                let mut i = 1;
+                while self.at(row + dr * sign * i, col + dc * sign * i) == Some(colour) {
+                    run += 1;
+                    i += 1;
+                }
+            }
+            if self.overline_wins {
+                run >= self.k
+            } else {
+                run == self.k
+            }
+        })
+    }
+
+    /// How much a stone at `cell` would add for `colour` (attack) and take from the opponent
+    /// (defence): the ordering score of a move.
+    fn move_score(&self, cell: usize, colour: u8) -> i64 {
+        let (row, col) = ((cell / self.cols) as isize, (cell % self.cols) as isize);
+        let k = self.k as isize;
+        let mut attack = 0;
+        let mut defence = 0;
+        for (dr, dc) in DIRECTIONS {
+            for offset in -(k - 1)..=0 {
+                let (r0, c0) = (row + dr * offset, col + dc * offset);
+                let mut counts = [0usize; 3];
+                let mut on_board = true;
+                for i in 0..k {
+                    match self.at(r0 + dr * i, c0 + dc * i) {
+                        Some(cell) => counts[cell as usize] += 1,
+                        None => {
+                            on_board = false;
+                            break;
+                        }
+                    }
+                }
+                if !on_board {
+                    continue;
+                }
+                for side in [1u8, 2] {
+                    let other = 3 - side;
+                    if counts[other as usize] > 0 {
+                        continue;
+                    }
+                    if !self.overline_wins {
+                        let before = self.at(r0 - dr, c0 - dc);
+                        let after = self.at(r0 + dr * k, c0 + dc * k);
+                        if before == Some(side) || after == Some(side) {
+                            continue;
+                        }
+                    }
+                    let gain = window_weight(counts[side as usize] + 1, self.k);
+                    if side == colour {
+                        attack += gain;
+                    } else {
+                        defence += gain;
+                    }
+                }
+            }
+        }
+        attack + defence * 9 / 10
+    }
+
+    fn candidates(&self) -> Vec<usize> {
+        if self.stones == 0 {
+            return vec![(self.rows / 2) * self.cols + self.cols / 2];
+        }
+        let (r0, r1, c0, c1) = self.bounds;
+        let mut moves = Vec::new();
+        for r in r0.saturating_sub(2)..=(r1 + 2).min(self.rows - 1) {
+            for c in c0.saturating_sub(2)..=(c1 + 2).min(self.cols - 1) {
+                let cell = r * self.cols + c;
+                if self.cells[cell] == EMPTY && self.near[cell] > 0 {
+                    moves.push(cell);
+                }
+            }
+        }
+        if moves.is_empty() {
+            // Stones fill their neighbourhood: any empty cell will do.
+            moves.extend((0..self.cells.len()).filter(|&c| self.cells[c] == EMPTY));
+        }
+        moves
+    }
+
+    /// The moves worth searching, best first, and whether the side to move wins at once.
+    fn ordered_moves(
+        &self,
+        colour: u8,
+        ply: usize,
+        tt_move: Option<usize>,
+    ) -> Result<Vec<usize>, usize> {
+        let all = self.candidates();
+        if let Some(&win) = all.iter().find(|&&c| self.wins_at(c, colour)) {
+            return Err(win);
+        }
+        let threats: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&c| self.wins_at(c, 3 - colour))
+            .collect();
+        // Facing a five-in-waiting: only blocking it matters.
+        let pool = if threats.is_empty() { all } else { threats };
+        let killers = self.killers[ply.min(MAX_PLY)];
+        let mut scored: Vec<(i64, usize)> = pool
+            .into_iter()
+            .map(|c| {
+                let mut s = self.move_score(c, colour);
+                if Some(c) == tt_move {
+                    s += 1 << 40;
+                } else if killers.contains(&Some(c)) {
+                    s += 1 << 30;
+                }
+                (s, c)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        Ok(scored.into_iter().map(|(_, c)| c).collect())
+    }
+
+    fn evaluate(&self, colour: u8) -> i32 {
+        let signed = if colour == 1 { self.score } else { -self.score };
+        signed.clamp(-(WIN_THRESHOLD as i64 - 1), WIN_THRESHOLD as i64 - 1) as i32
+    }
+
+    fn out_of_time(&mut self) -> bool {
+        if self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.deadline.expired() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn negamax(&mut self, depth: u32, ply: usize, mut alpha: i32, beta: i32, colour: u8) -> i32 {
+        self.nodes += 1;
+        if self.out_of_time() {
+            return 0;
+        }
+        if self.stones == self.cells.len() {
+            return 0;
+        }
+        let entry = self.table.probe(self.hash);
+        let tt_move = entry.as_ref().and_then(|e| e.best);
+        if let Some(entry) = &entry {
+            if entry.depth >= depth {
+                let score = from_table(entry.score, ply);
+                match entry.bound {
+                    Bound::Exact => return score,
+                    Bound::Lower if score >= beta => return score,
+                    Bound::Upper if score <= alpha => return score,
+                    _ => {}
+                }
+            }
+        }
+        let moves = match self.ordered_moves(colour, ply, tt_move) {
+            Err(_win) => return WIN - ply as i32 - 1,
+            Ok(moves) => moves,
+        };
+        if depth == 0 || ply >= MAX_PLY {
+            return self.evaluate(colour);
+        }
+        let original_alpha = alpha;
+        let mut best = -WIN;
+        let mut best_move = None;
+        for &mv in moves.iter().take(BEAM) {
+            self.make(mv, colour);
+            let score = -self.negamax(depth - 1, ply + 1, -beta, -alpha, 3 - colour);
+            self.unmake(mv);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                let slot = &mut self.killers[ply.min(MAX_PLY)];
+                if slot[0] != Some(mv) {
+                    slot[1] = slot[0];
+                    slot[0] = Some(mv);
+                }
+                break;
+            }
+        }
+        let bound = if best <= original_alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.table
+            .store(self.hash, to_table(best, ply), depth, bound, best_move);
+        best
+    }
+
+    fn principal_variation(&mut self, first: usize, colour: u8) -> Vec<Move> {
+        let mut line = vec![first];
+        self.make(first, colour);
+        let mut side = 3 - colour;
+        while line.len() < 16 {
+            let Some(next) = self.table.probe(self.hash).and_then(|e| e.best) else {
+                break;
+            };
+            if next >= self.cells.len() || self.cells[next] != EMPTY {
+                break;
+            }
+            self.make(next, side);
+            line.push(next);
+            side = 3 - side;
+        }
+        for &cell in line.iter().rev() {
+            self.unmake(cell);
+        }
+        line.into_iter().map(|c| self.to_move(c)).collect()
+    }
+
+    fn to_move(&self, cell: usize) -> Move {
+        Move::new(cell / self.cols, cell % self.cols)
+    }
+}
+
+/// Mate scores are stored relative to the node so they stay right when reached at another ply.
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score + ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score - ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score + ply as i32
+    } else {
+        score
+    }
+}
 
 pub fn search(
     board: &Board,
-    _rule: Rule,
-    _side: Stone,
-    _deadline: &Deadline,
-    _config: &EngineConfig,
+    rule: Rule,
+    side: Stone,
+    deadline: &Deadline,
+    config: &EngineConfig,
 ) -> Decision {
-    let mv = board
-        .empty_cells()
-        .next()
-        .unwrap_or(crate::board::Move::new(0, 0));
-    Decision {
-        mv,
+    let started = Instant::now();
+    let mut searcher = Searcher::new(board, rule, deadline, config.hash_bytes);
+    let colour = colour_code(side);
+    let root_moves = match searcher.ordered_moves(colour, 0, None) {
+        Err(win) => {
+            let mv = searcher.to_move(win);
+            return Decision {
+                mv,
+                score: WIN - 1,
+                depth: 1,
+                nodes: 1,
+                pv: vec![mv],
+            };
+        }
+        Ok(moves) => moves,
+    };
+    // Before any iteration completes, the best-ordered move is the answer (budget 0 included).
+    let mut best = Decision {
+        mv: searcher.to_move(root_moves[0]),
         score: 0,
         depth: 0,
         nodes: 0,
-        pv: vec![mv],
+        pv: vec![searcher.to_move(root_moves[0])],
+    };
+    if root_moves.len() == 1 || deadline.expired() {
+        return best;
+    }
+    let empties = searcher.cells.len() - searcher.stones;
+    let max_depth = config.max_depth.unwrap_or(64).min(empties as u32).max(1);
+    let mut order = root_moves;
+    for depth in 1..=max_depth {
+        let iteration_start = Instant::now();
+        let mut alpha = -WIN;
+        let mut iteration_best: Option<(usize, i32)> = None;
+        for index in 0..order.len() {
+            let mv = order[index];
+            searcher.make(mv, colour);
+            let score = -searcher.negamax(depth - 1, 1, -WIN, -alpha, 3 - colour);
+            searcher.unmake(mv);
+            if searcher.stopped {
+                break;
+            }
+            if iteration_best.is_none_or(|(_, s)| score > s) {
+                iteration_best = Some((mv, score));
+                alpha = alpha.max(score);
+                // Keep the best move first for the next iteration.
+                let moved = order.remove(index);
+                order.insert(0, moved);
+            }
+        }
+        if searcher.stopped {
+            // A partial iteration still counts if its best beats the last complete answer:
+            // the previous best move was searched first.
+            if let Some((mv, score)) = iteration_best {
+                if searcher.to_move(mv) != best.mv && score > best.score {
+                    best.mv = searcher.to_move(mv);
+                    best.score = score;
+                    best.pv = vec![best.mv];
+                }
+            }
+            break;
+        }
+        if let Some((mv, score)) = iteration_best {
+            best = Decision {
+                mv: searcher.to_move(mv),
+                score,
+                depth,
+                nodes: searcher.nodes,
+                pv: searcher.principal_variation(mv, colour),
+            };
+            if score.abs() > WIN_THRESHOLD {
+                break;
+            }
+        }
+        if !deadline.worth_another_iteration(iteration_start.elapsed()) {
+            break;
+        }
+    }
+    best.nodes = searcher.nodes;
+    tracing::trace!(elapsed = ?started.elapsed(), depth = best.depth, "v1 search done");
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn best(rows: &[&str], depth: u32) -> Move {
+        let board = Board::from_rows(rows).unwrap();
+        let rule = Rule::for_board(board.rows(), board.cols());
+        let side = board.side_to_move().unwrap();
+        let config = EngineConfig {
+            max_depth: Some(depth),
+            hash_bytes: 1 << 20,
+            ..EngineConfig::default()
+        };
+        search(&board, rule, side, &Deadline::unlimited(), &config).mv
+    }
+
+    #[test]
+    fn wins_with_exactly_five() {
+        let mv = best(
+            &[
+                "0000000", "0NNNN00", "0000000", "0BBB000", "0000000", "000B000", "0000000",
+            ],
+            2,
+        );
+        assert!(mv == Move::new(1, 0) || mv == Move::new(1, 5));
+    }
+
+    #[test]
+    fn does_not_fill_an_overline_gap() {
+        // Filling (0, 4) would make six for black: no win, so black must block white's four.
+        let mv = best(
+            &[
+                "NNNN0N00", "00000000", "0BBBB000", "00000000", "00000000", "0000000B", "00000000",
+                "00000000",
+            ],
+            2,
+        );
+        assert!(mv == Move::new(2, 0) || mv == Move::new(2, 5), "got {mv}");
     }
 }

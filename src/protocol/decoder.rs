@@ -298,4 +298,37 @@ mod tests {
         ));
         assert!(matches!(events[1], Event::Request(_)));
     }
+
+    #[test]
+    fn random_garbage_never_panics_and_a_fresh_request_still_decodes() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let alphabet: Vec<char> = "0123456789NBnbX \t\r\0-.shutdownK".chars().collect();
+        for _ in 0..2000 {
+            let mut decoder = Decoder::default();
+            for _ in 0..rng.gen_range(1..30) {
+                if rng.gen_bool(0.05) {
+                    decoder.feed(Input::TooLong);
+                    continue;
+                }
+                let len = rng.gen_range(0..12);
+                let line: String = (0..len)
+                    .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+                    .collect();
+                if matches!(
+                    decoder.feed(Input::Line(&line)),
+                    Some(Event::End | Event::Shutdown)
+                ) {
+                    decoder = Decoder::default();
+                }
+            }
+            decoder.finish();
+            // After finish() the decoder waits for a dimension line again.
+            let events = feed_all(&mut decoder, "3 3\nN00\n000\n000\n50\n");
+            assert!(
+                matches!(events.as_slice(), [Event::Request(_)]),
+                "{events:?}"
+            );
+        }
+    }
 }

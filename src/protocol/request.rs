@@ -156,9 +156,7 @@ pub(crate) fn parse_budget(line: &str) -> Result<Duration, RequestError> {
     }
     // Some referees print the budget as a decimal number.
     match token.parse::<f64>() {
-        Ok(ms) if ms.is_finite() && ms >= 0.0 && ms < 1e15 => {
-            Ok(Duration::from_secs_f64(ms / 1000.0))
-        }
+        Ok(ms) if (0.0..1e15).contains(&ms) => Ok(Duration::from_secs_f64(ms / 1000.0)),
         _ => Err(RequestError::UnparsableTime(line.to_string())),
     }
 }
