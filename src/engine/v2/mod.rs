@@ -33,7 +33,7 @@ pub fn search(
         let mv = pos.move_of(pos.centre());
         single(mv, 0, 0)
     } else {
-        let mut searcher = Searcher::new(pos, deadline, config.hash_bytes);
+        let mut searcher = Searcher::new(pos, deadline, table_bytes(deadline, config.hash_bytes));
         think(&mut searcher, colour_of(side), config.max_depth)
     };
     if board.is_empty_cell(decision.mv) {
@@ -44,6 +44,19 @@ pub fn search(
         let mv = board.empty_cells().next().unwrap_or(decision.mv);
         single(mv, 0, decision.depth)
     }
+}
+
+/// Transposition-table bytes per second of search: a little more than the entries a second of
+/// search can fill, so short searches do not pay for faulting in and freeing a large table.
+const TABLE_BYTES_PER_SECOND: f64 = 32.0 * 1024.0 * 1024.0;
+const MIN_TABLE_BYTES: usize = 1 << 20;
+
+fn table_bytes(deadline: &Deadline, configured: usize) -> usize {
+    if deadline.is_unlimited() {
+        return configured;
+    }
+    let by_time = (deadline.total().as_secs_f64() * TABLE_BYTES_PER_SECOND) as usize;
+    configured.min(by_time.max(MIN_TABLE_BYTES))
 }
 
 fn single(mv: Move, score: i32, depth: u32) -> Decision {
@@ -73,7 +86,9 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     if root.is_empty() {
         // Lost against any defence: block the strongest threat anyway (the opponent may err).
         let mut all = Vec::new();
-        searcher.pos.cells_of_class(opp, pattern::C_WIN_NEXT, &mut all);
+        searcher
+            .pos
+            .cells_of_class(opp, pattern::C_WIN_NEXT, &mut all);
         let cell = all
             .first()
             .copied()

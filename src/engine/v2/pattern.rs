@@ -170,9 +170,7 @@ impl PatternTable {
         let mut by_state = vec![UNKNOWN; REL_STATES];
         let codes = (0..1usize << KEY_BITS)
             .map(|key| {
-                let idx: usize = (0..2 * HALF)
-                    .map(|f| weight[f][(key >> (2 * f)) & 3])
-                    .sum();
+                let idx: usize = (0..2 * HALF).map(|f| weight[f][(key >> (2 * f)) & 3]).sum();
                 if by_state[idx] == UNKNOWN {
                     let mut line = [REL_EMPTY; LINE];
                     for f in 0..2 * HALF {

@@ -145,11 +145,6 @@ impl Position {
         self.cells[cell] == EMPTY
     }
 
-    #[inline]
-    pub fn stone_at(&self, cell: usize) -> u8 {
-        self.cells[cell]
-    }
-
     pub fn hash(&self) -> u64 {
         self.hash
     }

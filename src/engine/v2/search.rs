@@ -11,7 +11,7 @@ use crate::engine::{Deadline, WIN, WIN_THRESHOLD};
 pub const MAX_PLY: usize = 128;
 const INF: i32 = WIN + 1;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
-const CHECK_EVERY: u64 = 1024;
+const CHECK_EVERY: u64 = 256;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
@@ -92,7 +92,7 @@ impl<'a> Searcher<'a> {
     #[inline]
     pub(super) fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes % CHECK_EVERY == 0 && self.deadline.expired() {
+        if self.nodes.is_multiple_of(CHECK_EVERY) && self.deadline.expired() {
             self.aborted = true;
         }
         self.aborted
@@ -313,7 +313,12 @@ impl<'a> Searcher<'a> {
     }
 
     /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).
-    pub fn iterate(&mut self, me: Colour, root: &mut Vec<(usize, i32)>, max_depth: u32) -> RootResult {
+    pub fn iterate(
+        &mut self,
+        me: Colour,
+        root: &mut Vec<(usize, i32)>,
+        max_depth: u32,
+    ) -> RootResult {
         let opp = 1 - me;
         let mut result = RootResult {
             cell: root[0].0,
@@ -330,7 +335,8 @@ impl<'a> Searcher<'a> {
                 (-INF, INF)
             };
             let (score, best_index) = loop {
-                let (score, best_index) = self.root_search(me, opp, root, depth as i32, alpha, beta);
+                let (score, best_index) =
+                    self.root_search(me, opp, root, depth as i32, alpha, beta);
                 if self.aborted {
                     break (score, best_index);
                 }
@@ -380,15 +386,14 @@ impl<'a> Searcher<'a> {
         &mut self,
         me: Colour,
         opp: Colour,
-        root: &mut [(usize, i32)],
+        root: &[(usize, i32)],
         depth: i32,
         mut alpha: i32,
         beta: i32,
     ) -> (i32, Option<usize>) {
         let mut best = -INF;
         let mut best_index = None;
-        for i in 0..root.len() {
-            let cell = root[i].0;
+        for (i, &(cell, _)) in root.iter().enumerate() {
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {

@@ -57,6 +57,7 @@ impl Tt {
         }
     }
 
+    #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.buckets.len() * BUCKET_BYTES
     }
@@ -106,7 +107,10 @@ mod tests {
         assert!(tt.bytes() <= 1 << 20);
         tt.store(42, -999_990, Some(1234), 7, BOUND_LOWER);
         let e = tt.probe(42).unwrap();
-        assert_eq!((e.score, e.mv, e.depth, e.bound), (-999_990, Some(1234), 7, BOUND_LOWER));
+        assert_eq!(
+            (e.score, e.mv, e.depth, e.bound),
+            (-999_990, Some(1234), 7, BOUND_LOWER)
+        );
         assert!(tt.probe(43).is_none());
         let small = Tt::new(0);
         assert!(small.bytes() >= MIN_BUCKETS * BUCKET_BYTES);
