@@ -14,6 +14,58 @@ use crate::board::{Board, Move, Rule, Stone};
 use position::{colour_of, Position};
 use search::{MoveSet, Searcher, ROOT_VCF_DEPTH};
 
+/// The engine's hot paths outside a search, for the criterion benches.
+pub struct Workbench {
+    pos: Position,
+    history: Vec<[u32; 2]>,
+    list: Vec<(usize, i32)>,
+    me: usize,
+}
+
+impl Workbench {
+    /// `None` when the rule's line is longer than the pattern tables cover (k > 5) or the
+    /// position has no side to move.
+    pub fn new(board: &Board, rule: Rule) -> Option<Workbench> {
+        let table = pattern::table_for(rule.k, rule.overline_wins)?;
+        let me = colour_of(board.side_to_move().ok()?);
+        let pos = Position::new(board, table);
+        let cells = pos.width * (pos.rows + 2 * position::PAD);
+        Some(Workbench {
+            pos,
+            history: vec![[0; 2]; cells],
+            list: Vec::new(),
+            me,
+        })
+    }
+
+    /// Generates and scores the side to move's moves; returns how many.
+    pub fn generate(&mut self) -> usize {
+        search::generate_moves(&mut self.pos, &self.history, self.me, &mut self.list);
+        self.list.len()
+    }
+
+    /// Makes and unmakes every empty candidate cell once; returns how many.
+    pub fn make_unmake_all(&mut self) -> usize {
+        let cells: Vec<usize> = self
+            .pos
+            .candidates()
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.pos.is_empty(c))
+            .collect();
+        for &cell in &cells {
+            self.pos.make(cell, self.me);
+            self.pos.unmake(cell);
+        }
+        cells.len()
+    }
+
+    /// Static evaluation from the side to move's point of view.
+    pub fn evaluate(&self) -> i32 {
+        eval::evaluate(&self.pos, self.me)
+    }
+}
+
 /// Deepest iteration when no limit is configured (the clock stops the search long before).
 const DEFAULT_MAX_DEPTH: u32 = 100;
 

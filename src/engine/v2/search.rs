@@ -41,6 +41,62 @@ pub struct Searcher<'a> {
     pub(super) vcf_cache: Vec<[u64; 2]>,
 }
 
+/// Fills `list` with the moves worth searching for `me`, scored for ordering (history scores
+/// indexed by cell and colour break ties among quiet moves).
+pub fn generate_moves(
+    pos: &mut Position,
+    history: &[[u32; 2]],
+    me: Colour,
+    list: &mut Vec<(usize, i32)>,
+) -> MoveSet {
+    let opp = 1 - me;
+    list.clear();
+    if let Some(block) = pos.find_win(opp) {
+        list.push((block, 0));
+        return MoveSet::ForcedBlock;
+    }
+    let defending = pos.count(opp, C_WIN_NEXT) > 0;
+    let n = pos.candidates().len();
+    for i in 0..n {
+        let cell = pos.candidates()[i] as usize;
+        if !pos.is_empty(cell) {
+            continue;
+        }
+        if defending && pos.class(cell, me) < C_FOUR {
+            // Only a cell where the opponent could make a four can take away the threat of an
+            // open four (or of two fours); check that it really does.
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
+                continue;
+            }
+            pos.make(cell, me);
+            let stops_threat = pos.count(opp, C_WIN_NEXT) == 0;
+            pos.unmake(cell);
+            if !stops_threat {
+                continue;
+            }
+        }
+        list.push((cell, order_score(pos, history, cell, me)));
+    }
+    if defending {
+        MoveSet::Defence
+    } else {
+        MoveSet::All
+    }
+}
+
+fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Colour) -> i32 {
+    let opp = 1 - me;
+    let attack = pos.value(cell, me);
+    let defence = pos.value(cell, opp);
+    let mut score = attack * 4 + defence * 3;
+    if pos.class(cell, me) >= pattern::C_FOUR_THREE {
+        score += 20_000;
+    } else if pos.class(cell, opp) >= pattern::C_FOUR_THREE {
+        score += 10_000;
+    }
+    score + (history[cell][me] >> 4).min(2_000) as i32
+}
+
 pub struct RootResult {
     pub cell: usize,
     pub score: i32,
@@ -104,58 +160,7 @@ impl<'a> Searcher<'a> {
 
     /// Fills `list` with the moves worth searching for `me`, scored for ordering.
     pub fn generate(&mut self, me: Colour, list: &mut Vec<(usize, i32)>) -> MoveSet {
-        let opp = 1 - me;
-        list.clear();
-        if let Some(block) = self.pos.find_win(opp) {
-            list.push((block, 0));
-            return MoveSet::ForcedBlock;
-        }
-        let defending = self.pos.count(opp, C_WIN_NEXT) > 0;
-        let n = self.pos.candidates().len();
-        for i in 0..n {
-            let cell = self.pos.candidates()[i] as usize;
-            if !self.pos.is_empty(cell) {
-                continue;
-            }
-            if defending && self.pos.class(cell, me) < C_FOUR {
-                if !self.may_defend(cell, opp) {
-                    continue;
-                }
-                self.pos.make(cell, me);
-                let stops_threat = self.pos.count(opp, C_WIN_NEXT) == 0;
-                self.pos.unmake(cell);
-                if !stops_threat {
-                    continue;
-                }
-            }
-            let score = self.order_score(cell, me);
-            list.push((cell, score));
-        }
-        if defending {
-            MoveSet::Defence
-        } else {
-            MoveSet::All
-        }
-    }
-
-    /// Only cells where the opponent could make a four can take away a threat of an open four.
-    fn may_defend(&self, cell: usize, opp: Colour) -> bool {
-        (0..4).any(|d| self.pos.code(cell, opp, d) >= pattern::B4)
-    }
-
-    fn order_score(&self, cell: usize, me: Colour) -> i32 {
-        let opp = 1 - me;
-        let attack = self.pos.value(cell, me);
-        let defence = self.pos.value(cell, opp);
-        let class_me = self.pos.class(cell, me);
-        let class_opp = self.pos.class(cell, opp);
-        let mut score = attack * 4 + defence * 3;
-        if class_me >= pattern::C_FOUR_THREE {
-            score += 20_000;
-        } else if class_opp >= pattern::C_FOUR_THREE {
-            score += 10_000;
-        }
-        score + (self.history[cell][me] >> 4).min(2_000) as i32
+        generate_moves(&mut self.pos, &self.history, me, list)
     }
 
     pub fn evaluate(&self, me: Colour) -> i32 {
