@@ -211,11 +211,13 @@ impl Sprt {
         )
     }
 
-    /// Log-likelihood ratio of H1 against H0, pentanomial when pairs are complete, trinomial
-    /// otherwise.
+    /// Log-likelihood ratio of H1 against H0: pentanomial over the completed pairs once there is
+    /// one (a pair still being played is left out, as fastchess does), trinomial before. Switching
+    /// by the parity of the game count instead would make the ratio jump back and forth between
+    /// two models from one game to the next.
     pub fn llr(&self, tally: &Tally) -> f64 {
         let pairs: u64 = tally.pentanomial.iter().sum();
-        let (count, mean, variance) = if pairs > 0 && pairs * 2 == tally.games() {
+        let (count, mean, variance) = if pairs > 0 {
             let values = [0.0, 0.25, 0.5, 0.75, 1.0];
             moments(&tally.pentanomial, &values)
         } else {
