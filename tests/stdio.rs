@@ -2,11 +2,9 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{
-    board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Next,
-    Player, StdioPlayer,
+    board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Player,
+    StdioPlayer,
 };
 use connect5::board::{Move, Rule};
 
@@ -134,11 +132,14 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         "3 3\r\n{}\r\n{}\r\n{}\r\n250\r\n",
         rows[0], rows[1], rows[2]
     );
-    // The 2009-2011 referee: a NUL byte before the newline of every row.
-    let nul = format!("3 3\n{}\0\n{}\0\n{}\0\n250\n", rows[0], rows[1], rows[2]);
+    // The 2009-2011 referee: a NUL byte before the newline of every line.
+    let nul = format!(
+        "3 3\0\n{}\0\n{}\0\n{}\0\n250\0\n",
+        rows[0], rows[1], rows[2]
+    );
     // Both at once.
     let nul_crlf = format!(
-        "3 3\r\n{}\0\r\n{}\0\r\n{}\0\r\n250\r\n",
+        "3 3\0\r\n{}\0\r\n{}\0\r\n{}\0\r\n250\0\r\n",
         rows[0], rows[1], rows[2]
     );
     // Spaces and tabs around and inside the lines.
@@ -168,7 +169,7 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
     ] {
         assert_eq!(player.ask(&text).0, answer, "request with {what}: {text:?}");
     }
-    player.send("0\r\n");
+    player.send("0\0\r\n");
     player.expect_eof();
 }
 
@@ -239,51 +240,101 @@ fn overline_wins_option_counts_six_as_a_win() {
 }
 
 #[test]
-fn a_budget_of_zero_gets_an_immediate_legal_move() {
+fn a_request_followed_by_end_of_input_is_still_answered() {
     let mut player = StdioPlayer::spawn(&[]);
     player.expect_ready("READY");
-    let position = board_with(15, 15, &[(7, 7), (8, 8), (6, 9)], &[(7, 8), (6, 8)]);
-    for _ in 0..3 {
-        let (_, latency) = player.play(&position, Rule::for_board(15, 15), 0);
-        assert!(
-            latency < Duration::from_millis(300),
-            "a budget of 0 took {latency:?}"
-        );
-    }
+    let (good, answer) = good_request(6);
+    player.send(&good);
+    player.close_input();
+    assert_eq!(player.line(), answer.to_string());
+    player.expect_eof();
+    assert!(player.wait_exit().success());
 }
 
 #[test]
-fn replies_arrive_within_the_budget() {
+fn sigterm_ends_an_idle_stdio_player_with_status_zero() {
     let mut player = StdioPlayer::spawn(&[]);
     player.expect_ready("READY");
-    let middle_game = board(&[
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "00000000B000000",
-        "00000N0NB000000",
-        "000000NNBN00000",
-        "00000BBNN000000",
-        "000000NB0B00000",
-        "00000B0N0000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-        "000000000000000",
-    ]);
-    for budget_ms in [50u64, 200, 400] {
-        let (_, latency) = player.play(&middle_game, Rule::for_board(15, 15), budget_ms);
-        assert!(
-            latency < Duration::from_millis(budget_ms),
-            "budget {budget_ms} ms, reply after {latency:?}"
-        );
+    let (good, answer) = good_request(1);
+    assert_eq!(player.ask(&good).0, answer.to_string());
+    player.signal("TERM");
+    // The input stays open, as a referee's would: the player must not wait for it to close.
+    let next = player.next_within(std::time::Duration::from_secs(5));
+    assert_eq!(
+        next,
+        common::Next::Eof,
+        "SIGTERM did not end the player within 5 s while its input was open"
+    );
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn a_decimal_time_is_accepted() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    for time in ["250.0", "99.5", "0.0"] {
+        let (good, answer) = good_request(5);
+        let text = good.replace("\n100\n", &format!("\n{time}\n"));
+        assert_ne!(text, good, "the good request ends with its time line");
+        assert_eq!(player.ask(&text).0, answer.to_string(), "time {time}");
     }
-    // A 128x128 board is the largest; its reply is on time too.
-    let huge = board_with(128, 128, &[(64, 64)], &[]);
-    let (_, latency) = player.play(&huge, Rule::for_board(128, 128), 300);
-    assert!(latency < Duration::from_millis(300), "128x128: {latency:?}");
+}
+
+/// After a broken dimension line the decoder skips single-token lines; a bare `0` still ends
+/// the session there, and `shutdown` still stops.
+#[test]
+fn while_skipping_a_broken_request_zero_and_shutdown_still_work() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("7 x\n0000000\n");
+    assert!(player.line().starts_with("ERROR bad-dimensions: "));
     player.send("0\n");
-    assert_eq!(player.next(), Next::Eof);
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    player.send("300 3\n000\nNNN\n");
+    assert!(player.line().starts_with("ERROR dimensions-out-of-range: "));
+    player.send("shutdown\n");
+    player.expect_eof();
+    assert!(player.wait_exit().success());
+}
+
+/// Each request gets exactly one reply line, so a referee that reads one line per request
+/// stays in step: many requests and errors written at once, replies read afterwards.
+#[test]
+fn pipelined_requests_get_one_reply_each_in_order() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let mut text = String::new();
+    let mut expected = Vec::new();
+    for (index, bad) in common::bad_requests().iter().enumerate() {
+        text.push_str(&bad.text);
+        expected.push(format!("ERROR {}: ", bad.kind));
+        let (good, answer) = good_request(index);
+        text.push_str(&good);
+        expected.push(answer.to_string());
+    }
+    text.push_str("0\n");
+    player.send(&text);
+    for want in expected {
+        let line = player.line();
+        assert!(line.starts_with(&want), "expected {want:?}, got {line:?}");
+    }
+    player.expect_eof();
+}
+
+#[test]
+fn the_smallest_and_thinnest_boards_are_played() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    // 1x1: K = 1, black's one move wins.
+    assert_eq!(player.ask("1 1\n0\n100\n").0, "0 0");
+    let (reply, _) = player.ask("1 1\nN\n100\n");
+    assert!(reply.starts_with("ERROR game-over: "), "got {reply:?}");
+    for (rows, cols) in [(2, 2), (4, 4), (1, 128), (128, 1), (2, 9), (4, 3)] {
+        let position = board_with(rows, cols, &[(0, 0)], &[]);
+        player.play(&position, Rule::for_board(rows, cols), 50);
+    }
 }

@@ -179,6 +179,7 @@ fn joined(log: &Arc<Mutex<Vec<String>>>) -> String {
 }
 
 /// Waits for the child to exit, failing the test if it has not within `timeout`.
+#[track_caller]
 fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>) -> ExitStatus {
     let start = Instant::now();
     loop {
@@ -186,7 +187,7 @@ fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>
             Ok(Some(status)) => return status,
             Ok(None) if start.elapsed() < timeout => thread::sleep(Duration::from_millis(5)),
             Ok(None) => panic!(
-                "the player did not exit within {timeout:?}\n--- player log ---\n{}",
+                "the process did not exit within {timeout:?}\n--- its log ---\n{}",
                 joined(log)
             ),
             Err(error) => panic!("cannot wait for the player: {error}"),
@@ -237,6 +238,7 @@ impl StdioPlayer {
         self.stdin = None;
     }
 
+    #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.stderr)
     }
@@ -244,6 +246,20 @@ impl StdioPlayer {
     pub fn stderr(&self) -> String {
         joined(&self.stderr)
     }
+
+    /// Sends a signal to this child (by its own pid) with the system's `kill`.
+    pub fn signal(&self, name: &str) {
+        send_signal(self.child.id(), name);
+    }
+}
+
+fn send_signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("cannot run kill");
+    assert!(status.success(), "kill -{name} {pid} failed: {status}");
 }
 
 impl Player for StdioPlayer {
@@ -462,8 +478,14 @@ impl Server {
         self.child.id()
     }
 
+    #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.log)
+    }
+
+    #[track_caller]
+    pub fn wait_exit_within(&mut self, timeout: Duration) -> ExitStatus {
+        wait_exit(&mut self.child, timeout, &self.log)
     }
 
     /// Whether the process is still running.
@@ -473,12 +495,7 @@ impl Server {
 
     /// Sends a signal to this server process (by its own pid) with the system's `kill`.
     pub fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .arg(format!("-{name}"))
-            .arg(self.pid().to_string())
-            .status()
-            .expect("cannot run kill");
-        assert!(status.success(), "kill -{name} failed: {status}");
+        send_signal(self.pid(), name);
     }
 }
 

@@ -1,20 +1,86 @@
-//! Many clients at once against one `connect5 serve`: every reply legal, none late.
+//! Replies within the budget: one search alone over stdio, and 64 clients playing games at once
+//! against one `connect5 serve`. Latency is measured from writing the request to reading the reply.
 //!
-//! In its own test binary so that no other test shares the cores while the latencies are
-//! measured.
+//! In a test binary of their own, and one at a time, so that no other test of the suite shares
+//! the cores while latencies are measured.
 
 mod common;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use common::{Player, Server, TcpClient};
+use common::{board, board_with, Player, Server, StdioPlayer, TcpClient};
 use connect5::board::{Board, Move, Rule, Stone};
+
+/// Held by each test for its whole run.
+fn alone() -> MutexGuard<'static, ()> {
+    static CORES: Mutex<()> = Mutex::new(());
+    CORES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[test]
+fn a_budget_of_zero_gets_an_immediate_legal_move() {
+    let _alone = alone();
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let quiet = board_with(15, 15, &[(7, 7), (8, 8), (6, 9)], &[(7, 8), (6, 8)]);
+    let winning = board_with(
+        15,
+        15,
+        &[(7, 5), (7, 6), (7, 7), (7, 8)],
+        &[(8, 6), (8, 7), (6, 7), (6, 8)],
+    );
+    for position in [&quiet, &winning, &quiet, &winning] {
+        let (_, latency) = player.play(position, Rule::for_board(15, 15), 0);
+        assert!(
+            latency < Duration::from_millis(100),
+            "a budget of 0 took {latency:?}"
+        );
+    }
+}
+
+#[test]
+fn a_lone_search_replies_within_its_budget() {
+    let _alone = alone();
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let middle_game = board(&[
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "00000000B000000",
+        "00000N0NB000000",
+        "000000NNBN00000",
+        "00000BBNN000000",
+        "000000NB0B00000",
+        "00000B0N0000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+        "000000000000000",
+    ]);
+    let rule = Rule::for_board(15, 15);
+    for budget_ms in [200u64, 500] {
+        let (_, latency) = player.play(&middle_game, rule, budget_ms);
+        assert!(
+            latency < Duration::from_millis(budget_ms),
+            "budget {budget_ms} ms, reply after {latency:?}"
+        );
+    }
+    // The largest board: its reply is on time too.
+    let huge = board_with(128, 128, &[(64, 64), (63, 65)], &[(64, 65)]);
+    let (_, latency) = player.play(&huge, Rule::for_board(128, 128), 300);
+    assert!(latency < Duration::from_millis(300), "128x128: {latency:?}");
+}
 
 const CLIENTS: usize = 64;
 const GAMES_PER_CLIENT: usize = 2;
@@ -93,6 +159,7 @@ fn play_games(addr: SocketAddr, id: usize, start: &Barrier) -> Vec<Timed> {
 
 #[test]
 fn sixty_four_clients_playing_games_get_legal_replies_in_time() {
+    let _alone = alone();
     let server = Server::start(&[]);
     let start = Arc::new(Barrier::new(CLIENTS));
     let handles: Vec<_> = (0..CLIENTS)
@@ -118,9 +185,11 @@ fn sixty_four_clients_playing_games_get_legal_replies_in_time() {
         .iter()
         .map(|t| t.latency.as_secs_f64() / t.budget.as_secs_f64())
         .fold(0.0, f64::max);
+    let overruns = server.log().matches("search overran its deadline").count();
     eprintln!(
-        "{} replies, worst latency {:.0}% of its budget",
+        "{} replies, {} late, worst latency {:.0}% of its budget; the server's watchdog answered {overruns}",
         timings.len(),
+        late.len(),
         worst * 100.0
     );
     assert!(timings.len() >= CLIENTS * GAMES_PER_CLIENT);
