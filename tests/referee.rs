@@ -617,3 +617,54 @@ fn concurrent_games_each_have_their_own_processes() {
         assert!(log.exists(), "{}", log.display());
     }
 }
+
+#[test]
+fn an_interrupted_match_still_reports_the_games_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("summary.json");
+    let thinker = scripted("sleep 0.02");
+    let mut child = Command::new(BIN)
+        .args([
+            "match",
+            "--player1",
+            ENGINE,
+            "--player2",
+            &thinker,
+            "name=script",
+        ])
+        .args(["--board", "7x7", "--time", "100", "--games", "1000"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut transcript = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let finished = line.starts_with("Finished game");
+        transcript.push(line);
+        if finished {
+            break;
+        }
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    transcript.extend(lines.map_while(Result::ok));
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let transcript = transcript.join("\n");
+    assert!(transcript.contains("Interrupted"), "{transcript}");
+    assert!(transcript.contains("Elo difference: "), "{transcript}");
+    assert!(transcript.contains("Match stopped after"), "{transcript}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let played = summary["games_played"].as_u64().unwrap();
+    assert!((1..1000).contains(&played), "{played}");
+    assert_eq!(summary["games"].as_array().unwrap().len() as u64, played);
+}

@@ -310,14 +310,32 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
         std::thread::spawn(move || run_workers(plan, first_players, stop, sender))
     };
     let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
-    for finished in receiver {
-        save_records(args, &finished);
-        if reporter.add(finished) {
+    interrupt::install();
+    let mut interrupted = false;
+    loop {
+        match receiver.recv_timeout(Duration::from_millis(100)) {
+            Ok(finished) => {
+                save_records(args, &finished);
+                if reporter.add(finished) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if interrupt::requested() {
+            // Games under way are dropped: on a terminal their players got the same signal and
+            // would only add crash verdicts.
+            interrupted = true;
             stop.store(true, Ordering::Relaxed);
+            break;
         }
     }
-    if workers.join().is_err() {
+    if !interrupted && workers.join().is_err() {
         return Err("a game thread panicked".to_string());
+    }
+    if interrupted {
+        reporter.note("Interrupted: games under way are not counted");
     }
     reporter.finish();
     if let Some(path) = &args.json {
@@ -332,5 +350,43 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
         std::fs::write(path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    if interrupted {
+        // The workers may be waiting on players that ignore the signal: do not wait for them.
+        std::process::exit(130);
+    }
     Ok(())
+}
+
+/// Ctrl-C (SIGINT) or SIGTERM during a match: the first one ends the match with the closing
+/// lines and records of the games finished so far (as cutechess-cli does); a second one ends the
+/// process at once.
+mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::SeqCst)
+    }
+
+    #[cfg(unix)]
+    extern "C" fn on_signal(_signal: libc::c_int) {
+        // Only async-signal-safe work here: an atomic swap, and _exit on the second signal.
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            unsafe { libc::_exit(130) };
+        }
+    }
+
+    #[cfg(unix)]
+    pub fn install() {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGINT, handler);
+            libc::signal(libc::SIGTERM, handler);
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn install() {}
 }
