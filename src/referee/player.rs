@@ -344,21 +344,42 @@ impl Player for BuiltinPlayer {
         board: &Board,
         rule: Rule,
         budget: Duration,
-        _limit: Duration,
+        limit: Duration,
     ) -> Result<Answer, Fault> {
+        // The search runs on its own thread so that the time limit holds for the engine too: a
+        // search that never returns loses on time and is left behind, and the match goes on.
+        let (report, answer) = mpsc::channel();
+        let board = board.clone();
+        let config = self.config.clone();
+        let concurrency = self.concurrency;
         let start = Instant::now();
-        let deadline = Deadline::for_budget(start, budget, self.concurrency);
-        // An engine bug is this player's crash, not the match's end.
-        let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine::think(board, rule, &deadline, &self.config)
-        }));
-        match thought {
-            Ok(Ok(decision)) => Ok(Answer {
+        let spawned = std::thread::Builder::new()
+            .name(format!("search-{}", self.name))
+            .spawn(move || {
+                let deadline = Deadline::for_budget(start, budget, concurrency);
+                // An engine bug is this player's crash, not the match's end.
+                let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    engine::think(&board, rule, &deadline, &config)
+                }));
+                let _ = report.send((thought, Instant::now()));
+            });
+        if let Err(error) = spawned {
+            return Err(Fault::Unavailable(format!(
+                "cannot start a search thread: {error}"
+            )));
+        }
+        match answer.recv_timeout(limit) {
+            Ok((Ok(Ok(decision)), at)) => Ok(Answer {
                 mv: decision.mv,
-                elapsed: start.elapsed(),
+                elapsed: at.saturating_duration_since(start),
             }),
-            Ok(Err(no_move)) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
-            Err(_) => Err(Fault::Crashed("engine panicked".to_string())),
+            Ok((Ok(Err(no_move)), _)) => {
+                Err(Fault::Crashed(format!("engine found no move: {no_move}")))
+            }
+            Ok((Err(_), _)) | Err(RecvTimeoutError::Disconnected) => {
+                Err(Fault::Crashed("engine panicked".to_string()))
+            }
+            Err(RecvTimeoutError::Timeout) => Err(Fault::NoAnswer { waited: limit }),
         }
     }
 
