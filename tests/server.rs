@@ -412,3 +412,15 @@ fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
     let status = server.wait_exit_within(Duration::from_secs(10));
     assert!(status.success(), "exit status {status}");
 }
+
+/// The `listening on` line tells a supervisor the server is up; a SIGTERM right after it must
+/// already be the graceful stop (exit 0), not the default action of the signal.
+#[test]
+fn a_signal_right_after_the_listening_line_is_a_clean_stop() {
+    for signal in ["TERM", "INT", "TERM", "INT", "TERM", "INT"] {
+        let mut server = Server::start(&[]);
+        server.signal(signal);
+        let status = server.wait_exit();
+        assert!(status.success(), "SIG{signal}: exit status {status}");
+    }
+}

@@ -338,3 +338,17 @@ fn the_smallest_and_thinnest_boards_are_played() {
         player.play(&position, Rule::for_board(rows, cols), 50);
     }
 }
+
+/// READY tells the referee the player is up; a SIGTERM right after it must already be the
+/// graceful stop (exit 0), not the default action of the signal.
+#[test]
+fn a_signal_right_after_ready_is_a_clean_stop() {
+    for _ in 0..6 {
+        let mut player = StdioPlayer::spawn(&[]);
+        player.expect_ready("READY");
+        player.signal("TERM");
+        player.close_input();
+        let status = player.wait_exit();
+        assert!(status.success(), "exit status {status}");
+    }
+}

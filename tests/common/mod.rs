@@ -442,6 +442,7 @@ impl Server {
     }
 
     /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
+    #[track_caller]
     pub fn wait_for_log(&mut self, needle: &str) -> String {
         let start = Instant::now();
         loop {
@@ -450,7 +451,8 @@ impl Server {
                 Ok(line) if line.contains(needle) => return line,
                 Ok(_) => {}
                 Err(_) => panic!(
-                    "the server never logged {needle:?}\n--- server log ---\n{}",
+                    "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
+                    self.child.try_wait(),
                     self.log()
                 ),
             }
