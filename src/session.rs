@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, Deadline, EngineConfig};
@@ -98,18 +98,47 @@ impl Drop for Reservation {
 pub struct Shared {
     pub config: SessionConfig,
     pub memory: Arc<MemoryBudget>,
-    /// Searches running right now; the time control keeps a larger reserve when many share the
-    /// cores.
-    pub active_searches: AtomicUsize,
+    /// Searches allowed to run at once. More requests than cores do not get more CPU by running
+    /// all at once; they only make every thread, the ones that must write replies included, wait
+    /// longer for a core. Requests beyond the slots wait their turn and are given a fair share of
+    /// what is left of their budget.
+    search_slots: Arc<Semaphore>,
+    slot_count: usize,
+    /// Requests being answered right now (searching or waiting for a slot).
+    requests_in_flight: AtomicUsize,
 }
 
 impl Shared {
     pub fn new(config: SessionConfig, hash_pool_bytes: usize) -> Arc<Shared> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let slot_count = 2 * cores;
         Arc::new(Shared {
             config,
             memory: Arc::new(MemoryBudget::new(hash_pool_bytes)),
-            active_searches: AtomicUsize::new(0),
+            search_slots: Arc::new(Semaphore::new(slot_count)),
+            slot_count,
+            requests_in_flight: AtomicUsize::new(0),
         })
+    }
+
+    fn searches_running(&self) -> usize {
+        self.slot_count - self.search_slots.available_permits()
+    }
+}
+
+/// Counts a request in flight for as long as it lives.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(counter: &'a AtomicUsize) -> (InFlight<'a>, usize) {
+        let count = counter.fetch_add(1, Ordering::AcqRel) + 1;
+        (InFlight(counter), count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -230,8 +259,15 @@ where
                 write_line(&mut writer, &format!("ERROR {error}")).await?;
             }
             Some(Event::Request(request)) => {
+                let budget = request.budget;
                 let answer = answer(request, received, &shared).await;
                 write_line(&mut writer, &answer).await?;
+                let elapsed = received.elapsed();
+                if elapsed > budget {
+                    tracing::warn!(?elapsed, ?budget, "reply written after its budget");
+                } else {
+                    tracing::trace!(?elapsed, ?budget, "reply written");
+                }
             }
         }
     }
@@ -239,17 +275,16 @@ where
 
 /// When the session stops waiting for a search that overruns its own deadline (a thread starved of
 /// CPU on a crowded machine) and answers without it: shortly before the budget ends, but never
-/// sooner than a search given no time at all needs to answer (its instant move, or the exact
-/// solution of a tiny board).
+/// sooner than a search given no time at all needs to answer (the exact solution of a tiny board).
 fn watchdog_delay(budget: Duration) -> Duration {
     const LEAST: Duration = Duration::from_millis(10);
     budget
-        .saturating_sub(Duration::from_millis(2) + budget / 20)
+        .saturating_sub(Duration::from_millis(3) + budget / 20)
         .max(LEAST)
 }
 
 /// Search recursion is bounded by the ply limit; this leaves ample room.
-const SEARCH_STACK_BYTES: usize = 16 << 20;
+const SEARCH_STACK_BYTES: usize = 8 << 20;
 
 /// Search threads run at a lower priority than the threads that read requests and write replies,
 /// so that on a crowded machine a reply due now is not queued behind searches still thinking.
@@ -265,55 +300,55 @@ fn lower_thread_priority() {
 
 /// Searches on its own thread (one search, one thread) and formats the reply line.
 ///
-/// The search keeps its own deadline; the session keeps a second one. The search thread first
-/// publishes an instant move (a win, a forced block, else the best-ordered move), then searches.
-/// Should the search still be running when the budget is nearly spent, the session answers the
-/// instant move and leaves the thread to stop at its next clock check.
+/// The search keeps its own deadline; the session keeps a second one, the watchdog. Before the
+/// search starts the session takes an instant move (a win, a forced block, else the best-ordered
+/// move: microseconds). Should no search slot free up in time, or the search still be running when
+/// the budget is nearly spent, the session answers the instant move (the thread stops at its next
+/// clock check).
 async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> String {
-    let concurrent = shared.active_searches.fetch_add(1, Ordering::AcqRel) + 1;
-    let deadline = Deadline::for_budget(received, request.budget, concurrent);
+    let instant = match engine::instant_move(&request.board, request.rule) {
+        Ok(mv) => mv,
+        // The decoder has already checked the position; this is a guard, not a path.
+        Err(no_move) => return format!("ERROR {no_move}"),
+    };
+    let (_in_flight, _) = InFlight::enter(&shared.requests_in_flight);
+    let size = format!("{}x{}", request.board.rows(), request.board.cols());
+    let budget = request.budget;
+    let watchdog = tokio::time::Instant::from_std(received + watchdog_delay(budget));
+    let slot = tokio::time::timeout_at(watchdog, Arc::clone(&shared.search_slots).acquire_owned());
+    let Ok(Ok(slot)) = slot.await else {
+        tracing::warn!(board = %size, "no search slot in time; answering the instant move");
+        return instant.to_string();
+    };
+    // A fair share of what is left: the requests still waiting will want the slots too.
+    let now = Instant::now();
+    let left = (received + budget).saturating_duration_since(now);
+    let waiting = shared.requests_in_flight.load(Ordering::Acquire);
+    let share = left.mul_f64(shared.slot_count as f64 / waiting.max(shared.slot_count) as f64);
+    let deadline = Deadline::for_budget(now, share, shared.searches_running());
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
-    let fallback = engine::fallback_move(&request.board);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
-    let (instant_tx, instant_rx) = oneshot::channel();
     let (decision_tx, decision_rx) = oneshot::channel();
-    let searching = Arc::clone(shared);
-    let size = format!("{}x{}", request.board.rows(), request.board.cols());
     let spawned = std::thread::Builder::new()
         .name("search".to_string())
         .stack_size(SEARCH_STACK_BYTES)
         .spawn(move || {
             lower_thread_priority();
-            if let Ok(mv) = engine::instant_move(&request.board, request.rule) {
-                let _ = instant_tx.send(mv);
-            }
             let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
             drop(reservation);
-            searching.active_searches.fetch_sub(1, Ordering::AcqRel);
+            drop(slot);
             let _ = decision_tx.send(decision);
         });
     if let Err(error) = spawned {
-        shared.active_searches.fetch_sub(1, Ordering::AcqRel);
-        tracing::error!(%error, "cannot start a search thread; answering the fallback move");
-        return fallback.map_or_else(
-            || "ERROR internal: no search thread".to_string(),
-            |m| m.to_string(),
-        );
+        tracing::error!(%error, "cannot start a search thread; answering the instant move");
+        return instant.to_string();
     }
-    let watchdog = received + watchdog_delay(request.budget);
-    let searched = match tokio::time::timeout_at(watchdog.into(), decision_rx).await {
+    let searched = match tokio::time::timeout_at(watchdog, decision_rx).await {
         Ok(searched) => searched,
         Err(_) => {
-            // The instant move comes within microseconds of the thread starting; wait for it a
-            // little rather than answer blind.
-            let instant = tokio::time::timeout(Duration::from_millis(20), instant_rx).await;
-            let mv = instant.ok().and_then(Result::ok).or(fallback);
-            tracing::warn!(board = %size, "search overran its deadline; answering its instant move");
-            return mv.map_or_else(
-                || "ERROR internal: no move found".to_string(),
-                |m| m.to_string(),
-            );
+            tracing::warn!(board = %size, "search overran its deadline; answering the instant move");
+            return instant.to_string();
         }
     };
     match searched {
@@ -329,15 +364,11 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
             );
             decision.mv.to_string()
         }
-        // The decoder has already checked the position; this is a guard, not a path.
         Ok(Err(no_move)) => format!("ERROR {no_move}"),
         // A failed (panicked) search still owes the referee a legal move.
         Err(_) => {
-            tracing::error!("search failed; answering the fallback move");
-            match fallback {
-                Some(mv) => mv.to_string(),
-                None => "ERROR internal: the search failed".to_string(),
-            }
+            tracing::error!(board = %size, "search failed; answering the instant move");
+            instant.to_string()
         }
     }
 }

@@ -102,19 +102,6 @@ pub fn side_to_move(board: &Board, rule: Rule) -> Result<Stone, NoMove> {
     Ok(side)
 }
 
-/// The empty cell nearest the centre: the answer of last resort, when the search itself failed.
-pub fn fallback_move(board: &Board) -> Option<Move> {
-    let centre = (
-        board.rows() as f64 / 2.0 - 0.5,
-        board.cols() as f64 / 2.0 - 0.5,
-    );
-    board.empty_cells().min_by(|a, b| {
-        let distance =
-            |m: &Move| (m.row as f64 - centre.0).powi(2) + (m.col as f64 - centre.1).powi(2);
-        distance(a).total_cmp(&distance(b))
-    })
-}
-
 /// A move chosen without searching: an immediate win, else a forced block, else the best move by
 /// the baseline's move ordering. What a budget of 0 gets, and the session's answer when a search
 /// overruns.

@@ -580,4 +580,76 @@ mod tests {
         assert_eq!(decision.mv, Move::new(5, 4));
         assert_eq!(decision.score, WIN - 1);
     }
+
+    /// Plain negamax over the whole tree, no table and no pruning: the reference the solver must
+    /// match exactly.
+    fn brute_force(board: &mut Board, rule: Rule, side: Stone, ply: i32) -> i32 {
+        let empties: Vec<Move> = board.empty_cells().collect();
+        if empties.is_empty() {
+            return 0;
+        }
+        let mut best = -WIN;
+        for mv in empties {
+            let score = if board.wins_at(mv, side, rule) {
+                WIN - (ply + 1)
+            } else {
+                board.set(mv, Some(side)).unwrap();
+                let child = -brute_force(board, rule, side.opponent(), ply + 1);
+                board.set(mv, None).unwrap();
+                child
+            };
+            best = best.max(score);
+        }
+        best
+    }
+
+    #[test]
+    fn matches_plain_negamax_on_random_positions() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
+        let overline = Rule {
+            k: 3,
+            overline_wins: true,
+        };
+        let cases = [
+            (3, 3, Rule::exact(3)),
+            (3, 4, Rule::exact(3)),
+            (3, 4, overline),
+            (4, 4, Rule::exact(3)),
+            (4, 4, Rule::exact(4)),
+            (2, 5, Rule::exact(2)),
+        ];
+        let mut checked = 0;
+        for (rows, cols, rule) in cases {
+            for _ in 0..40 {
+                // Play random moves until at most 8 cells are empty, stopping if someone wins.
+                let mut board = Board::new(rows, cols).unwrap();
+                let mut side = Stone::Black;
+                let mut over = false;
+                while board.empty_cells().count() > 8 {
+                    let empties: Vec<Move> = board.empty_cells().collect();
+                    let mv = empties[rng.gen_range(0..empties.len())];
+                    board.play(mv, side).unwrap();
+                    side = side.opponent();
+                    if board.winner(rule).is_some() {
+                        over = true;
+                        break;
+                    }
+                }
+                if over || board.is_full() {
+                    continue;
+                }
+                let expected = brute_force(&mut board.clone(), rule, side, 0);
+                let decision = solve_small(&board, rule, side, &Deadline::unlimited()).unwrap();
+                assert_eq!(decision.score, expected, "{rows}x{cols} {rule:?}\n{board}");
+                // The chosen move must itself have the position's value.
+                let values = move_values(&board, rule, side).unwrap();
+                assert_eq!(values.iter().map(|&(_, v)| v).max(), Some(expected));
+                let chosen = values.iter().find(|(mv, _)| *mv == decision.mv).unwrap();
+                assert_eq!(chosen.1, expected, "{board}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} positions checked");
+    }
 }

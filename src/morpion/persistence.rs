@@ -1,0 +1,230 @@
+//! The state file: MENACE's boxes and RL's averages, kept between runs (`--state FILE`).
+//!
+//! JSON, one table per learning player, under a slot name: `menace` / `rl` for the first player of
+//! that kind on the command line, `menace#2` / `rl#2` for a second one (MENACE against MENACE).
+//! Saving writes a temporary file next to the target and renames it over the target, so a crash
+//! leaves the old file or the new one, never half of one. A file that cannot be read back exactly
+//! (bad JSON, unknown format, impossible positions or counts) is reported and left untouched.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::grid::{Grid, CELLS};
+use super::menace::Menace;
+use super::rl::{Estimate, Rl};
+
+const FORMAT: &str = "connect5 morpion state";
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Document {
+    format: String,
+    version: u32,
+    players: BTreeMap<String, Table>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+enum Table {
+    Menace { boxes: Vec<BoxEntry> },
+    Rl { moves: Vec<MoveEntry> },
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoxEntry {
+    position: String,
+    beads: [u32; CELLS],
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveEntry {
+    position: String,
+    cell: usize,
+    /// Sum of the scores (+1 won, -1 lost, 0 drawn) of the games averaged, and their number
+    /// (the initial "as if played once" included): Ŝ = total / count.
+    total: i64,
+    count: u64,
+}
+
+/// The tables of a state file, checked when read.
+pub struct StateFile {
+    path: PathBuf,
+    menaces: BTreeMap<String, Menace>,
+    rls: BTreeMap<String, Rl>,
+}
+
+impl StateFile {
+    /// Reads `path`; a missing file is an empty state (created at the first save).
+    pub fn load(path: &Path) -> Result<StateFile, String> {
+        let mut state = StateFile {
+            path: path.to_path_buf(),
+            menaces: BTreeMap::new(),
+            rls: BTreeMap::new(),
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Say now, not after hours of training, that the file could never be written.
+                let directory = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                if !directory.is_dir() {
+                    return Err(format!(
+                        "state file {}: directory {} does not exist",
+                        path.display(),
+                        directory.display()
+                    ));
+                }
+                return Ok(state);
+            }
+            Err(e) => return Err(format!("cannot read state file {}: {e}", path.display())),
+        };
+        let damaged = |detail: String| {
+            format!(
+                "state file {} is damaged: {detail}; it was left untouched (repair it, or remove it to start afresh)",
+                path.display()
+            )
+        };
+        let document: Document =
+            serde_json::from_str(&text).map_err(|e| damaged(format!("not valid JSON ({e})")))?;
+        if document.format != FORMAT || document.version != VERSION {
+            return Err(damaged(format!(
+                "format {:?} version {}, expected {FORMAT:?} version {VERSION}",
+                document.format, document.version
+            )));
+        }
+        for (slot, table) in document.players {
+            match table {
+                Table::Menace { boxes } => {
+                    let entries = boxes
+                        .into_iter()
+                        .map(|b| Ok((parse_position(&b.position)?, b.beads)))
+                        .collect::<Result<Vec<_>, String>>()
+                        .map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    let menace =
+                        Menace::from_table(entries).map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    state.menaces.insert(slot, menace);
+                }
+                Table::Rl { moves } => {
+                    let entries = moves
+                        .into_iter()
+                        .map(|m| {
+                            let grid = parse_position(&m.position)?;
+                            if m.cell >= CELLS {
+                                return Err(format!("cell {} out of range", m.cell));
+                            }
+                            Ok((
+                                grid,
+                                m.cell,
+                                Estimate {
+                                    total: m.total,
+                                    count: m.count,
+                                },
+                            ))
+                        })
+                        .collect::<Result<Vec<_>, String>>()
+                        .map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    let rl =
+                        Rl::from_table(entries).map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    state.rls.insert(slot, rl);
+                }
+            }
+        }
+        Ok(state)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The saved MENACE of a slot, if any.
+    pub fn menace(&self, slot: &str) -> Option<Menace> {
+        self.menaces.get(slot).cloned()
+    }
+
+    pub fn rl(&self, slot: &str) -> Option<Rl> {
+        self.rls.get(slot).cloned()
+    }
+
+    pub fn put_menace(&mut self, slot: &str, menace: &Menace) {
+        self.menaces.insert(slot.to_string(), menace.clone());
+    }
+
+    pub fn put_rl(&mut self, slot: &str, rl: &Rl) {
+        self.rls.insert(slot.to_string(), rl.clone());
+    }
+
+    /// Writes the file: a temporary file in the same directory, then a rename over the target.
+    pub fn save(&self) -> Result<(), String> {
+        let mut players = BTreeMap::new();
+        for (slot, menace) in &self.menaces {
+            let mut boxes: Vec<(Grid, [u32; CELLS])> = menace.table().collect();
+            boxes.sort_by_key(|(g, _)| *g);
+            let boxes = boxes
+                .into_iter()
+                .map(|(grid, beads)| BoxEntry {
+                    position: grid.to_text(),
+                    beads,
+                })
+                .collect();
+            players.insert(slot.clone(), Table::Menace { boxes });
+        }
+        for (slot, rl) in &self.rls {
+            let mut moves: Vec<(Grid, usize, Estimate)> = rl.table().collect();
+            moves.sort_by_key(|(g, c, _)| (*g, *c));
+            let moves = moves
+                .into_iter()
+                .map(|(grid, cell, e)| MoveEntry {
+                    position: grid.to_text(),
+                    cell,
+                    total: e.total,
+                    count: e.count,
+                })
+                .collect();
+            players.insert(slot.clone(), Table::Rl { moves });
+        }
+        let document = Document {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            players,
+        };
+        let text = serde_json::to_string(&document)
+            .map_err(|e| format!("cannot encode the state: {e}"))?;
+        write_atomically(&self.path, text.as_bytes())
+    }
+}
+
+fn parse_position(text: &str) -> Result<Grid, String> {
+    let grid = Grid::parse(text)?;
+    if grid.status() == super::grid::Status::Impossible {
+        return Err(format!("position {text:?} cannot occur in a game"));
+    }
+    Ok(grid)
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| format!("state file {} has no file name", path.display()))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(file_name);
+    temporary_name.push(format!(".tmp{}", std::process::id()));
+    let temporary = path.with_file_name(temporary_name);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write state file {}: {e}", path.display())
+    })
+}
