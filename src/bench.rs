@@ -1,9 +1,196 @@
-//! `connect5 bench`: fixed positions searched to a fixed depth. Placeholder.
+//! `connect5 bench`: a fixed set of positions searched to a fixed depth. The total node count is a
+//! signature of the search (it changes only when the search changes, like Stockfish's `bench`);
+//! the speed figures are the machine's.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::board::{Board, Rule};
+use crate::engine::{think, Deadline, EngineConfig, EngineKind};
 
 #[derive(clap::Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Depth (plies) of every search.
+    #[arg(long, default_value_t = 6)]
+    pub depth: u32,
+    /// Engine to measure.
+    #[arg(long, value_enum, default_value_t = EngineKind::V2)]
+    pub engine: EngineKind,
+    /// Transposition table of each search, in MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+}
 
-pub fn run(_args: BenchArgs) -> std::process::ExitCode {
-    eprintln!("connect5 bench: not implemented yet");
-    std::process::ExitCode::FAILURE
+/// Bench positions: name and rows ('.' empty, 'x' black, 'o' white). Openings, middle games and
+/// tactical positions on square and rectangular boards.
+pub const POSITIONS: &[(&str, &[&str])] = &[
+    (
+        "15x15 opening",
+        &[
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "........o......",
+            ".......x.......",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+        ],
+    ),
+    (
+        "15x15 early middle game",
+        &[
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "....o..........",
+            "...............",
+            "......x.o......",
+            ".....o.x.......",
+            "....x.xoo.o....",
+            ".........x.....",
+            "........x......",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+        ],
+    ),
+    (
+        "15x15 middle game",
+        &[
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "....o..........",
+            "...............",
+            "......x.o......",
+            "...o.o.x.......",
+            "....x.xoo.o....",
+            "......o..x.....",
+            "....xxxox......",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+        ],
+    ),
+    (
+        "15x15 cluster",
+        &[
+            "...............",
+            "...............",
+            "...............",
+            "..o............",
+            "...x.xxo.......",
+            "....xoo.xo.....",
+            "....oxx..o.....",
+            ".......xxo.....",
+            ".......o.......",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+        ],
+    ),
+    (
+        "20x20 middle game",
+        &[
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "......o.............",
+            ".......x.o.o........",
+            "........xxxo........",
+            "........ox..........",
+            ".......oxxx.........",
+            "..........xo........",
+            ".........oo.........",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+        ],
+    ),
+    (
+        "12x30 rectangular",
+        &[
+            "............o.................",
+            ".............x..x.............",
+            "..............xoo.............",
+            "..............oxx..o..........",
+            ".................x............",
+            ".................o............",
+            "..............................",
+            "..............................",
+            "..............................",
+            "..............................",
+            "..............................",
+            "..............................",
+        ],
+    ),
+];
+
+pub fn run(args: BenchArgs) -> ExitCode {
+    let config = EngineConfig {
+        kind: args.engine,
+        hash_bytes: args.hash.saturating_mul(1 << 20),
+        max_depth: Some(args.depth),
+    };
+    let mut total_nodes = 0u64;
+    let mut total_time = Duration::ZERO;
+    for (name, rows) in POSITIONS {
+        let board = match Board::from_rows(rows) {
+            Ok(board) => board,
+            Err(e) => {
+                eprintln!("bench position {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let rule = Rule::for_board(board.rows(), board.cols());
+        let start = Instant::now();
+        let decision = match think(&board, rule, &Deadline::unlimited(), &config) {
+            Ok(decision) => decision,
+            Err(e) => {
+                eprintln!("bench position {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let elapsed = start.elapsed();
+        total_nodes += decision.nodes;
+        total_time += elapsed;
+        println!(
+            "{name:<20} move {:<6} score {:>8} depth {:>2} nodes {:>10} time {:>8.1} ms",
+            decision.mv.to_string(),
+            decision.score,
+            decision.depth,
+            decision.nodes,
+            elapsed.as_secs_f64() * 1e3,
+        );
+    }
+    let seconds = total_time.as_secs_f64().max(1e-9);
+    println!("===========================");
+    println!("engine         : {:?}", args.engine);
+    println!("depth          : {}", args.depth);
+    println!("nodes          : {total_nodes}");
+    println!("nodes/second   : {:.0}", total_nodes as f64 / seconds);
+    println!("time (ms)      : {:.0}", seconds * 1e3);
+    ExitCode::SUCCESS
 }

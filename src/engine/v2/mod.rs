@@ -1,0 +1,174 @@
+//! Engine v2: the tournament engine. Pattern-coded positions (incremental line patterns under the
+//! exact-k rule), VCF threat-space search, and a PVS/iterative-deepening search with a
+//! transposition table and forced-defence pruning. See docs/engine.md for the design.
+
+mod eval;
+mod pattern;
+mod position;
+mod search;
+mod threat;
+mod tt;
+
+use super::{Deadline, Decision, EngineConfig, WIN};
+use crate::board::{Board, Move, Rule, Stone};
+use position::{colour_of, Position};
+use search::{MoveSet, Searcher, ROOT_VCF_DEPTH};
+
+/// The engine's hot paths outside a search, for the criterion benches.
+pub struct Workbench {
+    pos: Position,
+    history: Vec<[u32; 2]>,
+    list: Vec<(usize, i32)>,
+    me: usize,
+}
+
+impl Workbench {
+    /// `None` when the rule's line is longer than the pattern tables cover (k > 5) or the
+    /// position has no side to move.
+    pub fn new(board: &Board, rule: Rule) -> Option<Workbench> {
+        let table = pattern::table_for(rule.k, rule.overline_wins)?;
+        let me = colour_of(board.side_to_move().ok()?);
+        let pos = Position::new(board, table);
+        let cells = pos.width * (pos.rows + 2 * position::PAD);
+        Some(Workbench {
+            pos,
+            history: vec![[0; 2]; cells],
+            list: Vec::new(),
+            me,
+        })
+    }
+
+    /// Generates and scores the side to move's moves; returns how many.
+    pub fn generate(&mut self) -> usize {
+        search::generate_moves(&mut self.pos, &self.history, self.me, &mut self.list);
+        self.list.len()
+    }
+
+    /// Makes and unmakes every empty candidate cell once; returns how many.
+    pub fn make_unmake_all(&mut self) -> usize {
+        let cells: Vec<usize> = self
+            .pos
+            .candidates()
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.pos.is_empty(c))
+            .collect();
+        for &cell in &cells {
+            self.pos.make(cell, self.me);
+            self.pos.unmake(cell);
+        }
+        cells.len()
+    }
+
+    /// Static evaluation from the side to move's point of view.
+    pub fn evaluate(&self) -> i32 {
+        eval::evaluate(&self.pos, self.me)
+    }
+}
+
+/// Deepest iteration when no limit is configured (the clock stops the search long before).
+const DEFAULT_MAX_DEPTH: u32 = 100;
+
+pub fn search(
+    board: &Board,
+    rule: Rule,
+    side: Stone,
+    deadline: &Deadline,
+    config: &EngineConfig,
+) -> Decision {
+    let Some(table) = pattern::table_for(rule.k, rule.overline_wins) else {
+        // Lines longer than five do not fit the pattern keys; the generic engine plays them.
+        return super::v1::search(board, rule, side, deadline, config);
+    };
+    let pos = Position::new(board, table);
+    let decision = if pos.stones() == 0 {
+        let mv = pos.move_of(pos.centre());
+        single(mv, 0, 0)
+    } else {
+        let mut searcher = Searcher::new(pos, deadline, table_bytes(deadline, config.hash_bytes));
+        think(&mut searcher, colour_of(side), config.max_depth)
+    };
+    if board.is_empty_cell(decision.mv) {
+        decision
+    } else {
+        // Never reached by a correct search; an illegal answer would forfeit the game.
+        tracing::error!(mv = %decision.mv, "v2 chose an occupied cell; playing the first empty one");
+        let mv = board.empty_cells().next().unwrap_or(decision.mv);
+        single(mv, 0, decision.depth)
+    }
+}
+
+/// Transposition-table bytes per second of search: a little more than the entries a second of
+/// search can fill, so short searches do not pay for faulting in and freeing a large table.
+const TABLE_BYTES_PER_SECOND: f64 = 32.0 * 1024.0 * 1024.0;
+const MIN_TABLE_BYTES: usize = 1 << 20;
+
+fn table_bytes(deadline: &Deadline, configured: usize) -> usize {
+    if deadline.is_unlimited() {
+        return configured;
+    }
+    let by_time = (deadline.total().as_secs_f64() * TABLE_BYTES_PER_SECOND) as usize;
+    configured.min(by_time.max(MIN_TABLE_BYTES))
+}
+
+fn single(mv: Move, score: i32, depth: u32) -> Decision {
+    Decision {
+        mv,
+        score,
+        depth,
+        nodes: 0,
+        pv: vec![mv],
+    }
+}
+
+fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Decision {
+    let opp = 1 - me;
+    let decide = |s: &Searcher<'_>, cell: usize, score: i32, depth: u32| Decision {
+        mv: s.pos.move_of(cell),
+        score,
+        depth,
+        nodes: s.nodes,
+        pv: vec![s.pos.move_of(cell)],
+    };
+    if let Some(five) = searcher.pos.find_win(me) {
+        return decide(searcher, five, WIN - 1, 1);
+    }
+    let mut root = Vec::new();
+    let set = searcher.generate(me, &mut root);
+    if root.is_empty() {
+        // Lost against any defence: block the strongest threat anyway (the opponent may err).
+        let mut all = Vec::new();
+        searcher
+            .pos
+            .cells_of_class(opp, pattern::C_WIN_NEXT, &mut all);
+        let cell = all
+            .first()
+            .copied()
+            .or_else(|| first_empty_candidate(searcher))
+            .unwrap_or_else(|| searcher.pos.centre());
+        return decide(searcher, cell, -(WIN - 4), 0);
+    }
+    root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    if root.len() == 1 || set == MoveSet::ForcedBlock {
+        let score = searcher.evaluate(me);
+        return decide(searcher, root[0].0, score, 0);
+    }
+    if searcher.deadline_expired() {
+        let score = searcher.evaluate(me);
+        return decide(searcher, root[0].0, score, 0);
+    }
+    if let Some((cell, plies)) = searcher.vcf_root(me, ROOT_VCF_DEPTH) {
+        return decide(searcher, cell, WIN - plies, plies as u32);
+    }
+    let result = searcher.iterate(me, &mut root, max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1));
+    decide(searcher, result.cell, result.score, result.depth)
+}
+
+fn first_empty_candidate(searcher: &Searcher<'_>) -> Option<usize> {
+    searcher
+        .pos
+        .candidates()
+        .iter()
+        .map(|&c| c as usize)
+        .find(|&c| searcher.pos.is_empty(c))
+}

@@ -1,0 +1,348 @@
+//! Line patterns under the exact-k rule, precomputed once per rule into lookup tables.
+//!
+//! The idea is Rapfi's (Dai et al., "Rapfi: distilling efficient neural network for the game of
+//! gomoku", and its classical evaluator): every empty cell keeps, per direction, a key made of the
+//! ten cells around it (five on each side, two bits each), and a table maps that key to what
+//! playing the cell would make in that line: a five, an open four, a four, an open three …
+//! Here the table is derived from the rule itself by a small recursive classifier, so the
+//! exact-five subtleties (a "four" whose completion makes six is no four; a run that is already
+//! an overline is dead) come out of the definition instead of hand-written cases.
+
+use std::sync::OnceLock;
+
+/// Per-direction pattern codes, ordered by strength.
+pub const DEAD: u8 = 0;
+pub const B1: u8 = 1;
+pub const F1: u8 = 2;
+pub const B2: u8 = 3;
+pub const F2: u8 = 4;
+pub const B3: u8 = 5;
+pub const F3: u8 = 6;
+pub const B4: u8 = 7;
+pub const F4: u8 = 8;
+pub const F5: u8 = 9;
+
+/// Cells seen on each side of the centre.
+pub const HALF: usize = 5;
+/// Bits of a line key: ten neighbours, two bits each (0 empty, 1 black, 2 white, 3 wall).
+pub const KEY_BITS: u32 = 20;
+
+const REL_EMPTY: u8 = 0;
+const REL_OWN: u8 = 1;
+const REL_BLOCKED: u8 = 2;
+const LINE: usize = 2 * HALF + 1;
+const CENTRE: usize = HALF;
+/// Relative states: eight inner cells with three states, the two outermost only own or not.
+const REL_STATES: usize = 6561 * 4;
+const UNKNOWN: u8 = 0xFF;
+
+/// Classifies lines for one rule, memoised over relative line states.
+struct Classifier {
+    k: usize,
+    overline_wins: bool,
+    memo: Vec<u8>,
+}
+
+fn rel_index(line: &[u8; LINE]) -> usize {
+    let mut idx = 0usize;
+    for &i in &[1usize, 2, 3, 4, 6, 7, 8, 9] {
+        idx = idx * 3 + line[i] as usize;
+    }
+    idx = idx * 2 + usize::from(line[0] == REL_OWN);
+    idx * 2 + usize::from(line[LINE - 1] == REL_OWN)
+}
+
+fn run_through_centre(line: &[u8; LINE]) -> usize {
+    let left = line[..CENTRE]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == REL_OWN)
+        .count();
+    let right = line[CENTRE + 1..]
+        .iter()
+        .take_while(|&&c| c == REL_OWN)
+        .count();
+    1 + left + right
+}
+
+fn demote(code: u8) -> u8 {
+    match code {
+        F4 => F3,
+        B4 => B3,
+        F3 => F2,
+        B3 => B2,
+        F2 => F1,
+        B2 => B1,
+        _ => DEAD,
+    }
+}
+
+impl Classifier {
+    fn wins(&self, run: usize) -> bool {
+        if self.overline_wins {
+            run >= self.k
+        } else {
+            run == self.k
+        }
+    }
+
+    /// What the centre (already holding an own stone) amounts to in this line.
+    fn classify(&mut self, line: &mut [u8; LINE]) -> u8 {
+        let idx = rel_index(line);
+        if self.memo[idx] != UNKNOWN {
+            return self.memo[idx];
+        }
+        let run = run_through_centre(line);
+        let result = if self.wins(run) {
+            F5
+        } else if run > self.k {
+            // Already an overline through the centre: no stone added later can shorten it.
+            DEAD
+        } else {
+            let inner = (1..LINE - 1).filter(|&i| i != CENTRE);
+            let mut completions = 0;
+            for e in inner.clone() {
+                if line[e] == REL_EMPTY {
+                    line[e] = REL_OWN;
+                    if self.wins(run_through_centre(line)) {
+                        completions += 1;
+                    }
+                    line[e] = REL_EMPTY;
+                }
+            }
+            match completions {
+                0 => {
+                    let mut best = DEAD;
+                    for e in inner {
+                        if line[e] == REL_EMPTY {
+                            line[e] = REL_OWN;
+                            best = best.max(demote(self.classify(line)));
+                            line[e] = REL_EMPTY;
+                        }
+                    }
+                    best
+                }
+                1 => B4,
+                _ => F4,
+            }
+        };
+        self.memo[idx] = result;
+        result
+    }
+}
+
+/// The pattern table of one rule: `codes[key]` is what black makes by playing the centre of a
+/// line whose neighbours are `key`; white uses the same table through [`swap_colours`].
+pub struct PatternTable {
+    codes: Vec<u8>,
+}
+
+impl PatternTable {
+    fn build(k: usize, overline_wins: bool) -> PatternTable {
+        let mut classifier = Classifier {
+            k,
+            overline_wins,
+            memo: vec![UNKNOWN; REL_STATES],
+        };
+        // Weight of each key field in the relative index, so a key maps to its state by ten
+        // additions instead of a decode per key.
+        let mut weight = [[0usize; 4]; 2 * HALF];
+        let field_to_line = |f: usize| if f < HALF { f } else { f + 1 };
+        for (f, w) in weight.iter_mut().enumerate() {
+            let pos = field_to_line(f);
+            for (value, slot) in w.iter_mut().enumerate() {
+                let mut line = [REL_EMPTY; LINE];
+                line[pos] = match value {
+                    0 => REL_EMPTY,
+                    1 => REL_OWN,
+                    _ => REL_BLOCKED,
+                };
+                if pos == 0 || pos == LINE - 1 {
+                    // The outermost cells only matter as own stones (they can make an overline).
+                    if line[pos] != REL_OWN {
+                        line[pos] = REL_EMPTY;
+                    }
+                }
+                *slot = rel_index(&line);
+            }
+        }
+        // Fill the memo for every relative state reachable from a key.
+        let mut by_state = vec![UNKNOWN; REL_STATES];
+        let codes = (0..1usize << KEY_BITS)
+            .map(|key| {
+                let idx: usize = (0..2 * HALF).map(|f| weight[f][(key >> (2 * f)) & 3]).sum();
+                if by_state[idx] == UNKNOWN {
+                    let mut line = [REL_EMPTY; LINE];
+                    for f in 0..2 * HALF {
+                        let pos = field_to_line(f);
+                        line[pos] = match (key >> (2 * f)) & 3 {
+                            0 => REL_EMPTY,
+                            1 => REL_OWN,
+                            _ => REL_BLOCKED,
+                        };
+                    }
+                    line[CENTRE] = REL_OWN;
+                    by_state[idx] = classifier.classify(&mut line);
+                }
+                by_state[idx]
+            })
+            .collect();
+        PatternTable { codes }
+    }
+
+    /// Pattern made by `colour` (0 black, 1 white) playing the centre of a line keyed `key`.
+    #[inline]
+    pub fn code(&self, key: u32, colour: usize) -> u8 {
+        let key = if colour == 0 { key } else { swap_colours(key) };
+        self.codes[key as usize]
+    }
+}
+
+/// Exchanges black and white in a key (01 <-> 10 in every two-bit field; walls stay walls).
+#[inline]
+pub fn swap_colours(key: u32) -> u32 {
+    const LOW: u32 = 0x55555;
+    ((key & LOW) << 1) | ((key >> 1) & LOW)
+}
+
+/// The table for a rule with `k` in 1..=5, built on first use and shared afterwards (it is a pure
+/// function of the rule, not game state).
+pub fn table_for(k: usize, overline_wins: bool) -> Option<&'static PatternTable> {
+    static TABLES: [OnceLock<PatternTable>; 10] = [const { OnceLock::new() }; 10];
+    if !(1..=5).contains(&k) {
+        return None;
+    }
+    let slot = (k - 1) * 2 + usize::from(overline_wins);
+    Some(TABLES[slot].get_or_init(|| PatternTable::build(k, overline_wins)))
+}
+
+/// Combination classes of a cell for one colour, from its four directional patterns.
+pub const C_NONE: u8 = 0;
+pub const C_LOW: u8 = 1;
+/// Makes an open three somewhere.
+pub const C_THREE: u8 = 2;
+/// Makes two open threes.
+pub const C_DOUBLE_THREE: u8 = 3;
+/// Makes a (blockable) four.
+pub const C_FOUR: u8 = 4;
+/// Makes a four and an open three in other lines.
+pub const C_FOUR_THREE: u8 = 5;
+/// Makes an open four or two fours: wins next move unless the opponent wins first.
+pub const C_WIN_NEXT: u8 = 6;
+/// Makes five.
+pub const C_WIN: u8 = 7;
+pub const NUM_CLASSES: usize = 8;
+
+/// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes).
+pub struct Combos {
+    pub class: Vec<u8>,
+    pub value: Vec<i16>,
+}
+
+/// Value of one directional pattern for the cell's potential (what the colour could make there).
+const DIR_VALUE: [i16; 10] = [0, 1, 3, 5, 14, 14, 40, 45, 140, 800];
+
+fn combine(word: u16) -> (u8, i16) {
+    let codes: [u8; 4] = std::array::from_fn(|d| ((word >> (4 * d)) & 0xF) as u8);
+    let count = |c: u8| codes.iter().filter(|&&x| x == c).count();
+    let fives = count(F5);
+    let open_fours = count(F4);
+    let fours = count(B4);
+    let open_threes = count(F3);
+    let mut value: i16 = codes.iter().map(|&c| DIR_VALUE[c.min(9) as usize]).sum();
+    let class = if fives > 0 {
+        C_WIN
+    } else if open_fours > 0 || fours >= 2 {
+        value += 300;
+        C_WIN_NEXT
+    } else if fours == 1 && open_threes > 0 {
+        value += 150;
+        C_FOUR_THREE
+    } else if fours == 1 {
+        C_FOUR
+    } else if open_threes >= 2 {
+        value += 80;
+        C_DOUBLE_THREE
+    } else if open_threes == 1 {
+        C_THREE
+    } else if codes.iter().any(|&c| c >= B1) {
+        C_LOW
+    } else {
+        C_NONE
+    };
+    (class, value)
+}
+
+pub fn combos() -> &'static Combos {
+    static COMBOS: OnceLock<Combos> = OnceLock::new();
+    COMBOS.get_or_init(|| {
+        let (class, value) = (0..=u16::MAX).map(combine).unzip();
+        Combos { class, value }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Key of a line written as 11 chars, centre at index 5 ('.' empty, 'x' black, 'o' white,
+    /// '#' wall); the centre char is ignored.
+    fn key(line: &str) -> u32 {
+        let cells: Vec<u32> = line
+            .chars()
+            .map(|c| match c {
+                'x' => 1,
+                'o' => 2,
+                '#' => 3,
+                _ => 0,
+            })
+            .collect();
+        let mut key = 0;
+        let mut f = 0;
+        for (i, &v) in cells.iter().enumerate() {
+            if i == CENTRE {
+                continue;
+            }
+            key |= v << (2 * f);
+            f += 1;
+        }
+        key
+    }
+
+    #[test]
+    fn exact_five_patterns() {
+        let t = table_for(5, false).unwrap();
+        assert_eq!(t.code(key(".xxxx_....."), 0), F5);
+        assert_eq!(t.code(key("xxxxx_....."), 0), DEAD, "six is no five");
+        assert_eq!(t.code(key("..xxx_xx..."), 0), DEAD, "gap fill making six");
+        assert_eq!(t.code(key("...xx_xx..."), 0), F5);
+        // A four whose other completion would make six is a single four.
+        assert_eq!(t.code(key("...xx_x.x.."), 0), B4);
+        assert_eq!(t.code(key("....x_xx..."), 0), F4);
+        assert_eq!(t.code(key("...ox_xx..."), 0), B4);
+        assert_eq!(t.code(key("..x.x_xx..."), 0), B4);
+        assert_eq!(t.code(key("....._xx..."), 0), F3);
+        assert_eq!(t.code(key("....o_xx..."), 0), B3);
+        assert_eq!(t.code(key("....._x...."), 0), F2);
+        // White reads the same table with colours swapped.
+        assert_eq!(t.code(key("....o_oo..."), 1), F4);
+        let free = table_for(5, true).unwrap();
+        assert_eq!(free.code(key("..xxx_xx..."), 0), F5);
+    }
+
+    #[test]
+    fn combinations() {
+        let c = combos();
+        let word = |codes: [u8; 4]| -> usize {
+            codes
+                .iter()
+                .enumerate()
+                .map(|(d, &x)| (x as usize) << (4 * d))
+                .sum()
+        };
+        assert_eq!(c.class[word([B4, B4, 0, 0])], C_WIN_NEXT);
+        assert_eq!(c.class[word([B4, F3, 0, 0])], C_FOUR_THREE);
+        assert_eq!(c.class[word([F3, F3, 0, 0])], C_DOUBLE_THREE);
+        assert_eq!(c.class[word([F5, 0, 0, 0])], C_WIN);
+    }
+}

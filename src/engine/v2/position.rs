@@ -1,0 +1,406 @@
+//! The search position: a padded grid with per-cell, per-direction line keys and patterns, all
+//! updated incrementally on make/unmake.
+
+use super::pattern::{self, Combos, PatternTable, HALF, NUM_CLASSES};
+use crate::board::{Board, Move, Stone};
+
+/// Wall cells around the board, so that every key window stays inside the arrays.
+pub const PAD: usize = HALF;
+pub const EMPTY: u8 = 0;
+pub const WALL: u8 = 3;
+/// Cells within this Chebyshev distance of a stone are candidate moves.
+const NEAR_RADIUS: isize = 2;
+
+/// Stone colour as an index: 0 black, 1 white; on the grid a stone of colour c is stored as c + 1.
+pub type Colour = usize;
+
+pub fn colour_of(stone: Stone) -> Colour {
+    stone.index()
+}
+
+fn zobrist(cell: usize, colour: Colour) -> u64 {
+    // splitmix64 of the (cell, colour) pair: a fixed pseudo-random code without a table.
+    let mut z = ((cell as u64) << 1 | colour as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub struct Position {
+    pub rows: usize,
+    pub cols: usize,
+    pub width: usize,
+    cells: Vec<u8>,
+    keys: Vec<[u32; 4]>,
+    /// Per cell and colour: four 4-bit directional pattern codes.
+    words: Vec<[u16; 2]>,
+    class_counts: [[u32; NUM_CLASSES]; 2],
+    value_sums: [i32; 2],
+    near: Vec<u16>,
+    /// Cells with a stone within `NEAR_RADIUS` (occupied ones included), unordered.
+    candidates: Vec<u32>,
+    candidate_slot: Vec<u32>,
+    pub dirs: [isize; 4],
+    hash: u64,
+    empties: usize,
+    stones: usize,
+    table: &'static PatternTable,
+    combos: &'static Combos,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+impl Position {
+    pub fn new(board: &Board, table: &'static PatternTable) -> Position {
+        let rows = board.rows();
+        let cols = board.cols();
+        let width = cols + 2 * PAD;
+        let height = rows + 2 * PAD;
+        let size = width * height;
+        let mut cells = vec![WALL; size];
+        for r in 0..rows {
+            for c in 0..cols {
+                cells[(r + PAD) * width + c + PAD] = EMPTY;
+            }
+        }
+        let w = width as isize;
+        let dirs = [1, w, w + 1, w - 1];
+        let mut pos = Position {
+            rows,
+            cols,
+            width,
+            cells,
+            keys: vec![[0; 4]; size],
+            words: vec![[0; 2]; size],
+            class_counts: [[0; NUM_CLASSES]; 2],
+            value_sums: [0; 2],
+            near: vec![0; size],
+            candidates: Vec::new(),
+            candidate_slot: vec![NO_SLOT; size],
+            dirs,
+            hash: 0,
+            empties: rows * cols,
+            stones: 0,
+            table,
+            combos: pattern::combos(),
+        };
+        // Keys of the empty board: only walls are set.
+        for cell in 0..size {
+            let (r, c) = ((cell / width) as isize, (cell % width) as isize);
+            for d in 0..4 {
+                let mut key = 0u32;
+                for f in 0..2 * HALF {
+                    let offset = if f < HALF {
+                        f as isize - HALF as isize
+                    } else {
+                        f as isize - HALF as isize + 1
+                    };
+                    let (dr, dc) = match d {
+                        0 => (0, 1),
+                        1 => (1, 0),
+                        2 => (1, 1),
+                        _ => (1, -1),
+                    };
+                    let (nr, nc) = (r + dr * offset, c + dc * offset);
+                    let value = if nr < 0 || nc < 0 || nr >= height as isize || nc >= w {
+                        WALL
+                    } else {
+                        pos.cells[nr as usize * width + nc as usize]
+                    };
+                    key |= (value as u32) << (2 * f);
+                }
+                pos.keys[cell][d] = key;
+            }
+            if pos.cells[cell] == EMPTY {
+                for colour in 0..2 {
+                    let word = pos.word_from_keys(cell, colour);
+                    pos.words[cell][colour] = word;
+                    pos.add_contribution(cell, colour, 1);
+                }
+            }
+        }
+        for (mv, content) in board.cells() {
+            if let Some(stone) = content {
+                let cell = pos.cell_of(mv);
+                pos.make(cell, colour_of(stone));
+            }
+        }
+        pos
+    }
+
+    pub fn cell_of(&self, mv: Move) -> usize {
+        (mv.row + PAD) * self.width + mv.col + PAD
+    }
+
+    pub fn move_of(&self, cell: usize) -> Move {
+        Move::new(cell / self.width - PAD, cell % self.width - PAD)
+    }
+
+    pub fn centre(&self) -> usize {
+        self.cell_of(Move::new(self.rows / 2, self.cols / 2))
+    }
+
+    #[inline]
+    pub fn is_empty(&self, cell: usize) -> bool {
+        self.cells[cell] == EMPTY
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    pub fn empties(&self) -> usize {
+        self.empties
+    }
+
+    pub fn stones(&self) -> usize {
+        self.stones
+    }
+
+    pub fn candidates(&self) -> &[u32] {
+        &self.candidates
+    }
+
+    /// Number of empty cells where `colour` would make a pattern of class `class`.
+    #[inline]
+    pub fn count(&self, colour: Colour, class: u8) -> u32 {
+        self.class_counts[colour][class as usize]
+    }
+
+    /// Number of empty cells of class `class` or better.
+    pub fn count_at_least(&self, colour: Colour, class: u8) -> u32 {
+        self.class_counts[colour][class as usize..].iter().sum()
+    }
+
+    #[inline]
+    pub fn class(&self, cell: usize, colour: Colour) -> u8 {
+        self.combos.class[self.words[cell][colour] as usize]
+    }
+
+    #[inline]
+    pub fn value(&self, cell: usize, colour: Colour) -> i32 {
+        self.combos.value[self.words[cell][colour] as usize] as i32
+    }
+
+    /// Directional pattern code of `colour` at `cell` in direction `d`.
+    #[inline]
+    pub fn code(&self, cell: usize, colour: Colour, d: usize) -> u8 {
+        ((self.words[cell][colour] >> (4 * d)) & 0xF) as u8
+    }
+
+    pub fn value_sum(&self, colour: Colour) -> i32 {
+        self.value_sums[colour]
+    }
+
+    /// The empty candidate cells where `colour` has class `class` or better.
+    pub fn cells_of_class(&self, colour: Colour, class: u8, out: &mut Vec<usize>) {
+        out.clear();
+        for &c in &self.candidates {
+            let c = c as usize;
+            if self.cells[c] == EMPTY && self.class(c, colour) >= class {
+                out.push(c);
+            }
+        }
+    }
+
+    /// First empty cell where `colour` makes five.
+    pub fn find_win(&self, colour: Colour) -> Option<usize> {
+        if self.count(colour, pattern::C_WIN) == 0 {
+            return None;
+        }
+        self.candidates
+            .iter()
+            .map(|&c| c as usize)
+            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
+    }
+
+    fn word_from_keys(&self, cell: usize, colour: Colour) -> u16 {
+        let mut word = 0u16;
+        for d in 0..4 {
+            word |= (self.table.code(self.keys[cell][d], colour) as u16) << (4 * d);
+        }
+        word
+    }
+
+    #[inline]
+    fn add_contribution(&mut self, cell: usize, colour: Colour, sign: i32) {
+        let word = self.words[cell][colour] as usize;
+        let class = self.combos.class[word] as usize;
+        if sign > 0 {
+            self.class_counts[colour][class] += 1;
+        } else {
+            self.class_counts[colour][class] -= 1;
+        }
+        self.value_sums[colour] += sign * self.combos.value[word] as i32;
+    }
+
+    /// Re-reads the pattern of an empty cell in one direction after its key changed.
+    #[inline]
+    fn refresh(&mut self, cell: usize, d: usize) {
+        if self.cells[cell] != EMPTY {
+            return;
+        }
+        let key = self.keys[cell][d];
+        for colour in 0..2 {
+            let code = self.table.code(key, colour) as u16;
+            let old = self.words[cell][colour];
+            let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
+            if new != old {
+                self.add_contribution(cell, colour, -1);
+                self.words[cell][colour] = new;
+                self.add_contribution(cell, colour, 1);
+            }
+        }
+    }
+
+    /// Puts a stone of `colour` on the empty cell `cell`.
+    pub fn make(&mut self, cell: usize, colour: Colour) {
+        debug_assert_eq!(self.cells[cell], EMPTY);
+        for c in 0..2 {
+            self.add_contribution(cell, c, -1);
+        }
+        let value = colour as u32 + 1;
+        self.cells[cell] = value as u8;
+        self.hash ^= zobrist(cell, colour);
+        self.empties -= 1;
+        self.stones += 1;
+        for d in 0..4 {
+            let step = self.dirs[d];
+            for i in 1..=HALF {
+                let after = (cell as isize + step * i as isize) as usize;
+                self.keys[after][d] |= value << (2 * (HALF - i));
+                self.refresh(after, d);
+                let before = (cell as isize - step * i as isize) as usize;
+                self.keys[before][d] |= value << (2 * (HALF - 1 + i));
+                self.refresh(before, d);
+            }
+        }
+        self.touch_near(cell, true);
+    }
+
+    /// Removes the stone from `cell` (the reverse of the last `make` there).
+    pub fn unmake(&mut self, cell: usize) {
+        debug_assert!(self.cells[cell] == 1 || self.cells[cell] == 2);
+        let colour = self.cells[cell] as usize - 1;
+        self.cells[cell] = EMPTY;
+        self.hash ^= zobrist(cell, colour);
+        self.empties += 1;
+        self.stones -= 1;
+        for d in 0..4 {
+            let step = self.dirs[d];
+            for i in 1..=HALF {
+                let after = (cell as isize + step * i as isize) as usize;
+                self.keys[after][d] &= !(3 << (2 * (HALF - i)));
+                self.refresh(after, d);
+                let before = (cell as isize - step * i as isize) as usize;
+                self.keys[before][d] &= !(3 << (2 * (HALF - 1 + i)));
+                self.refresh(before, d);
+            }
+        }
+        for c in 0..2 {
+            self.words[cell][c] = self.word_from_keys(cell, c);
+            self.add_contribution(cell, c, 1);
+        }
+        self.touch_near(cell, false);
+    }
+
+    fn touch_near(&mut self, cell: usize, add: bool) {
+        let w = self.width as isize;
+        for dr in -NEAR_RADIUS..=NEAR_RADIUS {
+            for dc in -NEAR_RADIUS..=NEAR_RADIUS {
+                let q = (cell as isize + dr * w + dc) as usize;
+                if self.cells[q] == WALL {
+                    continue;
+                }
+                if add {
+                    self.near[q] += 1;
+                    if self.near[q] == 1 {
+                        self.candidate_slot[q] = self.candidates.len() as u32;
+                        self.candidates.push(q as u32);
+                    }
+                } else {
+                    self.near[q] -= 1;
+                    if self.near[q] == 0 {
+                        let slot = self.candidate_slot[q] as usize;
+                        let last = self.candidates.len() - 1;
+                        self.candidates.swap(slot, last);
+                        let moved = self.candidates[slot] as usize;
+                        self.candidate_slot[moved] = slot as u32;
+                        self.candidates.pop();
+                        self.candidate_slot[q] = NO_SLOT;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the incremental patterns, counts and sums equal a recomputation from the keys.
+    #[cfg(test)]
+    pub fn recomputed_matches(&self) -> bool {
+        let mut counts = [[0u32; NUM_CLASSES]; 2];
+        let mut sums = [0i32; 2];
+        for cell in 0..self.cells.len() {
+            if self.cells[cell] != EMPTY {
+                continue;
+            }
+            for colour in 0..2 {
+                let word = self.word_from_keys(cell, colour);
+                if word != self.words[cell][colour] {
+                    return false;
+                }
+                counts[colour][self.combos.class[word as usize] as usize] += 1;
+                sums[colour] += self.combos.value[word as usize] as i32;
+            }
+        }
+        counts == self.class_counts && sums == self.value_sums
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Rule;
+
+    #[test]
+    fn incremental_updates_match_a_fresh_build() {
+        let rule = Rule::exact(5);
+        let table = pattern::table_for(rule.k, rule.overline_wins).unwrap();
+        let board = Board::from_rows(&[
+            "..........",
+            "...NB.....",
+            "...NNB....",
+            "....BN....",
+            "......N...",
+            "..........",
+            "..........",
+        ])
+        .unwrap();
+        let mut pos = Position::new(&board, table);
+        assert!(pos.recomputed_matches());
+        let hash = pos.hash();
+        let moves = [(0, 0), (6, 9), (3, 3), (5, 5), (0, 9)];
+        for (i, &(r, c)) in moves.iter().enumerate() {
+            pos.make(pos.cell_of(Move::new(r, c)), i % 2);
+            assert!(pos.recomputed_matches());
+        }
+        for &(r, c) in moves.iter().rev() {
+            pos.unmake(pos.cell_of(Move::new(r, c)));
+            assert!(pos.recomputed_matches());
+        }
+        assert_eq!(pos.hash(), hash);
+        let fresh = Position::new(&board, table);
+        assert_eq!(fresh.candidates().len(), pos.candidates().len());
+    }
+
+    #[test]
+    fn finds_fives_through_the_board() {
+        let table = pattern::table_for(5, false).unwrap();
+        let board = Board::from_rows(&["NNNN.N..", "BBB.....", "........"]).unwrap();
+        let pos = Position::new(&board, table);
+        // Filling (0,4) makes six: no five for black.
+        assert_eq!(pos.find_win(0), None);
+        let board = Board::from_rows(&["NNNN...", "BBB....", "......."]).unwrap();
+        let pos = Position::new(&board, table);
+        assert_eq!(pos.find_win(0), Some(pos.cell_of(Move::new(0, 4))));
+    }
+}

@@ -1,0 +1,438 @@
+//! Principal-variation search with iterative deepening, aspiration windows, a transposition
+//! table, threat-aware move generation (forced-defence pruning), killer/history ordering and
+//! late-move reductions. Leaves run a short VCF probe before the static evaluation.
+
+use super::eval::evaluate;
+use super::pattern::{self, C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
+use super::position::{Colour, Position};
+use super::tt::{Tt, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
+use crate::engine::{Deadline, WIN, WIN_THRESHOLD};
+
+pub const MAX_PLY: usize = 128;
+const INF: i32 = WIN + 1;
+/// Clock polled every this many nodes (a node costs well under a microsecond).
+const CHECK_EVERY: u64 = 256;
+/// Fours tried in a row by the VCF probe at the leaves of the main search.
+const LEAF_VCF_DEPTH: u32 = 5;
+/// Fours tried in a row by the VCF search at the root.
+pub const ROOT_VCF_DEPTH: u32 = 24;
+
+/// How the moves of a node were chosen.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MoveSet {
+    /// The opponent has a four: the only move is its completion cell.
+    ForcedBlock,
+    /// The opponent threatens a win next move: our fours and the moves that remove the threat.
+    Defence,
+    /// Everything near the stones.
+    All,
+}
+
+pub struct Searcher<'a> {
+    pub pos: Position,
+    tt: Tt,
+    deadline: &'a Deadline,
+    pub nodes: u64,
+    pub aborted: bool,
+    killers: Vec<[usize; 2]>,
+    history: Vec<[u32; 2]>,
+    move_lists: Vec<Vec<(usize, i32)>>,
+    pub(super) cell_lists: Vec<Vec<usize>>,
+    pub(super) vcf_cache: Vec<[u64; 2]>,
+}
+
+/// Fills `list` with the moves worth searching for `me`, scored for ordering (history scores
+/// indexed by cell and colour break ties among quiet moves).
+pub fn generate_moves(
+    pos: &mut Position,
+    history: &[[u32; 2]],
+    me: Colour,
+    list: &mut Vec<(usize, i32)>,
+) -> MoveSet {
+    let opp = 1 - me;
+    list.clear();
+    if let Some(block) = pos.find_win(opp) {
+        list.push((block, 0));
+        return MoveSet::ForcedBlock;
+    }
+    let defending = pos.count(opp, C_WIN_NEXT) > 0;
+    let n = pos.candidates().len();
+    for i in 0..n {
+        let cell = pos.candidates()[i] as usize;
+        if !pos.is_empty(cell) {
+            continue;
+        }
+        if defending && pos.class(cell, me) < C_FOUR {
+            // Only a cell where the opponent could make a four can take away the threat of an
+            // open four (or of two fours); check that it really does.
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
+                continue;
+            }
+            pos.make(cell, me);
+            let stops_threat = pos.count(opp, C_WIN_NEXT) == 0;
+            pos.unmake(cell);
+            if !stops_threat {
+                continue;
+            }
+        }
+        list.push((cell, order_score(pos, history, cell, me)));
+    }
+    if defending {
+        MoveSet::Defence
+    } else {
+        MoveSet::All
+    }
+}
+
+fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Colour) -> i32 {
+    let opp = 1 - me;
+    let attack = pos.value(cell, me);
+    let defence = pos.value(cell, opp);
+    let mut score = attack * 4 + defence * 3;
+    if pos.class(cell, me) >= pattern::C_FOUR_THREE {
+        score += 20_000;
+    } else if pos.class(cell, opp) >= pattern::C_FOUR_THREE {
+        score += 10_000;
+    }
+    score + (history[cell][me] >> 4).min(2_000) as i32
+}
+
+pub struct RootResult {
+    pub cell: usize,
+    pub score: i32,
+    pub depth: u32,
+}
+
+#[inline]
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score + ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+#[inline]
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score - ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+const SIDE_SALT: u64 = 0x6A09_E667_F3BC_C909;
+
+impl<'a> Searcher<'a> {
+    pub fn new(pos: Position, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
+        let cells = pos.width * (pos.rows + 2 * super::position::PAD);
+        Searcher {
+            pos,
+            tt: Tt::new(hash_bytes),
+            deadline,
+            nodes: 0,
+            aborted: false,
+            killers: vec![[usize::MAX; 2]; MAX_PLY + 1],
+            history: vec![[0; 2]; cells],
+            move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            cell_lists: (0..=MAX_PLY + 64).map(|_| Vec::new()).collect(),
+            vcf_cache: vec![[0; 2]; 1 << 14],
+        }
+    }
+
+    /// Counts a node and polls the clock; true when the search must unwind.
+    #[inline]
+    pub(super) fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) && self.deadline.expired() {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    fn key(&self, me: Colour) -> u64 {
+        self.pos.hash() ^ if me == 0 { 0 } else { SIDE_SALT }
+    }
+
+    /// Fills `list` with the moves worth searching for `me`, scored for ordering.
+    pub fn generate(&mut self, me: Colour, list: &mut Vec<(usize, i32)>) -> MoveSet {
+        generate_moves(&mut self.pos, &self.history, me, list)
+    }
+
+    pub fn evaluate(&self, me: Colour) -> i32 {
+        evaluate(&self.pos, me)
+    }
+
+    /// Static evaluation with a VCF probe: a leaf where the side to move has a VCF is a win.
+    fn leaf(&mut self, me: Colour, ply: usize) -> i32 {
+        if self.pos.count_at_least(me, C_FOUR) > 0 {
+            let plies = self.vcf(me, LEAF_VCF_DEPTH, ply);
+            if plies > 0 {
+                return WIN - (ply as i32 + plies);
+            }
+        }
+        self.evaluate(me)
+    }
+
+    pub fn negamax(
+        &mut self,
+        me: Colour,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let opp = 1 - me;
+        if self.pos.count(me, C_WIN) > 0 {
+            return WIN - (ply as i32 + 1);
+        }
+        let opp_fives = self.pos.count(opp, C_WIN);
+        if opp_fives >= 2 {
+            return -(WIN - (ply as i32 + 2));
+        }
+        if self.pos.empties() == 0 {
+            return 0;
+        }
+        if opp_fives == 0 && self.pos.count(me, C_WIN_NEXT) > 0 {
+            return WIN - (ply as i32 + 3);
+        }
+        if ply >= MAX_PLY - 2 {
+            return self.evaluate(me);
+        }
+        if depth <= 0 && opp_fives == 0 {
+            return self.leaf(me, ply);
+        }
+        let pv_node = beta - alpha > 1;
+        let key = self.key(me);
+        let mut tt_move = None;
+        if let Some(entry) = self.tt.probe(key) {
+            tt_move = entry.mv;
+            if !pv_node && entry.depth >= depth {
+                let score = from_tt(entry.score, ply);
+                let usable = match entry.bound {
+                    BOUND_EXACT => true,
+                    BOUND_LOWER => score >= beta,
+                    BOUND_UPPER => score <= alpha,
+                    _ => false,
+                };
+                if usable {
+                    return score;
+                }
+            }
+        }
+
+        let mut list = std::mem::take(&mut self.move_lists[ply]);
+        let set = self.generate(me, &mut list);
+        if list.is_empty() {
+            self.move_lists[ply] = list;
+            // No four and no defence: the opponent's open four comes next, then its five.
+            return -(WIN - (ply as i32 + 4));
+        }
+        self.order(&mut list, tt_move, ply);
+        let extension = i32::from(set == MoveSet::ForcedBlock);
+
+        let original_alpha = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for i in 0..list.len() {
+            let (cell, _) = list[i];
+            let quiet = set == MoveSet::All
+                && self.pos.class(cell, me) < C_THREE
+                && self.pos.class(cell, opp) < C_THREE;
+            self.pos.make(cell, me);
+            let new_depth = depth - 1 + extension;
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(opp, new_depth, -beta, -alpha, ply + 1);
+            } else {
+                let reduction = if quiet && depth >= 3 && i >= 3 {
+                    1 + i32::from(i >= 10 && depth >= 5)
+                } else {
+                    0
+                };
+                score = -self.negamax(opp, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(opp, new_depth, -alpha - 1, -alpha, ply + 1);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(opp, new_depth, -beta, -alpha, ply + 1);
+                }
+            }
+            self.pos.unmake(cell);
+            if self.aborted {
+                self.move_lists[ply] = list;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(cell);
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        if quiet {
+                            let k = &mut self.killers[ply];
+                            if k[0] != cell {
+                                k[1] = k[0];
+                                k[0] = cell;
+                            }
+                        }
+                        let bonus = (depth * depth) as u32;
+                        self.history[cell][me] = self.history[cell][me].saturating_add(bonus);
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_lists[ply] = list;
+        let bound = if best >= beta {
+            BOUND_LOWER
+        } else if best > original_alpha {
+            BOUND_EXACT
+        } else {
+            BOUND_UPPER
+        };
+        self.tt
+            .store(key, to_tt(best, ply), best_move, depth, bound);
+        best
+    }
+
+    fn order(&self, list: &mut [(usize, i32)], tt_move: Option<usize>, ply: usize) {
+        let killers = self.killers[ply];
+        for entry in list.iter_mut() {
+            if Some(entry.0) == tt_move {
+                entry.1 = i32::MAX;
+            } else if entry.0 == killers[0] {
+                entry.1 += 3_000;
+            } else if entry.0 == killers[1] {
+                entry.1 += 2_000;
+            }
+        }
+        list.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+
+    /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).
+    pub fn iterate(
+        &mut self,
+        me: Colour,
+        root: &mut Vec<(usize, i32)>,
+        max_depth: u32,
+    ) -> RootResult {
+        let opp = 1 - me;
+        let mut result = RootResult {
+            cell: root[0].0,
+            score: 0,
+            depth: 0,
+        };
+        let mut previous: i32 = 0;
+        for depth in 1..=max_depth.min(MAX_PLY as u32 - 8) {
+            let started = std::time::Instant::now();
+            let mut window = 40;
+            let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_THRESHOLD {
+                (previous - window, previous + window)
+            } else {
+                (-INF, INF)
+            };
+            let (score, best_index) = loop {
+                let (score, best_index) =
+                    self.root_search(me, opp, root, depth as i32, alpha, beta);
+                if self.aborted {
+                    break (score, best_index);
+                }
+                if score <= alpha && alpha > -INF {
+                    window *= 4;
+                    alpha = if window > 2_000 { -INF } else { score - window };
+                } else if score >= beta && beta < INF {
+                    window *= 4;
+                    beta = if window > 2_000 { INF } else { score + window };
+                } else {
+                    break (score, best_index);
+                }
+            };
+            if self.aborted {
+                // A move that completed this iteration with a better score than the previous
+                // best is trusted; anything else keeps the last full iteration's choice.
+                if let Some(i) = best_index {
+                    if i != 0 {
+                        result.cell = root[i].0;
+                        result.score = score;
+                    }
+                }
+                break;
+            }
+            let i = best_index.unwrap_or(0);
+            let best = root.remove(i);
+            root.insert(0, best);
+            result = RootResult {
+                cell: root[0].0,
+                score,
+                depth,
+            };
+            previous = score;
+            if score.abs() > WIN_THRESHOLD {
+                break;
+            }
+            if !self.deadline.worth_another_iteration(started.elapsed()) {
+                break;
+            }
+        }
+        result
+    }
+
+    /// One root iteration: returns the best score and the index of the best move when a move
+    /// completed its search and raised alpha.
+    fn root_search(
+        &mut self,
+        me: Colour,
+        opp: Colour,
+        root: &[(usize, i32)],
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> (i32, Option<usize>) {
+        let mut best = -INF;
+        let mut best_index = None;
+        for (i, &(cell, _)) in root.iter().enumerate() {
+            self.pos.make(cell, me);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(opp, depth - 1, -beta, -alpha, 1);
+            } else {
+                score = -self.negamax(opp, depth - 1, -alpha - 1, -alpha, 1);
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.negamax(opp, depth - 1, -beta, -alpha, 1);
+                }
+            }
+            self.pos.unmake(cell);
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_index = Some(i);
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if best_index.is_none() && !self.aborted {
+            best_index = Some(0);
+        }
+        (best, best_index)
+    }
+}
+
+impl Searcher<'_> {
+    pub fn deadline_expired(&self) -> bool {
+        self.deadline.expired()
+    }
+}

@@ -1,0 +1,121 @@
+//! Threat-space search (Allis, "Searching for solutions in games and artificial intelligence",
+//! 1994): VCF, a win by continuous fours, where every attacker move is a four and the defender's
+//! only reply is to fill its completion cell. The search is exact within its depth: a VCF claimed
+//! here is a forced win under the rule of the pattern table (exact five by default), because each
+//! four is read from that table and the defender's own fives are checked at every step.
+
+use super::pattern::{C_FOUR, C_WIN, C_WIN_NEXT};
+use super::position::Colour;
+use super::search::Searcher;
+
+impl Searcher<'_> {
+    /// Plies to the attacker's five (counting the attacker's moves and the forced replies) when
+    /// `att`, to move, wins by continuous fours within `depth` fours; 0 when none is found.
+    /// `ply` indexes the scratch buffers.
+    pub fn vcf(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let def = 1 - att;
+        if self.pos.count(att, C_WIN) > 0 {
+            return 1;
+        }
+        let def_fives = self.pos.count(def, C_WIN);
+        if def_fives >= 2 || depth == 0 || ply >= self.cell_lists.len() {
+            return 0;
+        }
+        let key = self.pos.hash() ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = key as usize & (self.vcf_cache.len() - 1);
+        if self.vcf_cache[slot][0] == key && self.vcf_cache[slot][1] >= depth as u64 {
+            return 0;
+        }
+        let mut fours = std::mem::take(&mut self.cell_lists[ply]);
+        if def_fives == 1 {
+            fours.clear();
+            if let Some(block) = self.pos.find_win(def) {
+                if self.pos.class(block, att) >= C_FOUR {
+                    fours.push(block);
+                }
+            }
+        } else {
+            self.pos.cells_of_class(att, C_FOUR, &mut fours);
+            let pos = &self.pos;
+            fours.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
+        }
+        let mut result = 0;
+        for &cell in &fours {
+            if self.pos.class(cell, att) >= C_WIN_NEXT {
+                // An open four or two fours: the defender, without a five of its own (its only
+                // one, if any, is this very cell), can fill only one completion.
+                result = 3;
+                break;
+            }
+            self.pos.make(cell, att);
+            if self.pos.count(def, C_WIN) == 0 {
+                if let Some(reply) = self.pos.find_win(att) {
+                    self.pos.make(reply, def);
+                    let plies = self.vcf(att, depth - 1, ply + 1);
+                    self.pos.unmake(reply);
+                    if plies > 0 {
+                        result = plies + 2;
+                    }
+                }
+            }
+            self.pos.unmake(cell);
+            if result > 0 || self.aborted {
+                break;
+            }
+        }
+        self.cell_lists[ply] = fours;
+        if result == 0 && !self.aborted {
+            self.vcf_cache[slot] = [key, depth as u64];
+        }
+        result
+    }
+
+    /// The first four of a VCF for `att`, with the plies to the five.
+    pub fn vcf_root(&mut self, att: Colour, depth: u32) -> Option<(usize, i32)> {
+        let def = 1 - att;
+        if let Some(five) = self.pos.find_win(att) {
+            return Some((five, 1));
+        }
+        if self.pos.count(def, C_WIN) >= 2 {
+            return None;
+        }
+        let mut fours = Vec::new();
+        if let Some(block) = self.pos.find_win(def) {
+            if self.pos.class(block, att) >= C_FOUR {
+                fours.push(block);
+            }
+        } else {
+            self.pos.cells_of_class(att, C_FOUR, &mut fours);
+        }
+        for cell in fours {
+            self.pos.make(cell, att);
+            let plies = if self.pos.count(def, C_WIN) > 0 {
+                0
+            } else if self.pos.count(att, C_WIN) >= 2 {
+                3
+            } else if let Some(reply) = self.pos.find_win(att) {
+                self.pos.make(reply, def);
+                let plies = self.vcf(att, depth.saturating_sub(1), 0);
+                self.pos.unmake(reply);
+                if plies > 0 {
+                    plies + 2
+                } else {
+                    0
+                }
+            } else {
+                0
+            };
+            self.pos.unmake(cell);
+            if self.aborted {
+                return None;
+            }
+            if plies > 0 {
+                return Some((cell, plies));
+            }
+        }
+        None
+    }
+}
