@@ -157,6 +157,8 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         rows[1].to_lowercase(),
         rows[2].to_lowercase()
     );
+    // A UTF-8 byte-order mark before the dimension line (some Windows tools write one).
+    let bom = format!("\u{feff}3 3\n{}\n{}\n{}\n250\n", rows[0], rows[1], rows[2]);
     // Empty lines between requests.
     let blank_lines_first = format!("\n\r\n3 3\n{}\n{}\n{}\n250\n", rows[0], rows[1], rows[2]);
     for (what, text) in [
@@ -165,6 +167,7 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         ("NUL and CRLF", nul_crlf),
         ("padding", padded),
         ("lowercase", lower),
+        ("byte-order mark", bom),
         ("blank lines", blank_lines_first),
     ] {
         assert_eq!(player.ask(&text).0, answer, "request with {what}: {text:?}");

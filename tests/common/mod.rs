@@ -662,6 +662,12 @@ pub fn bad_requests() -> Vec<BadRequest> {
             "200x200",
         ),
         bad(
+            "too many rows, written padded",
+            format!("300 3\n{}100\n", "0 N 0\n\t0 0 0 \nB  0  0\n".repeat(3)),
+            "dimensions-out-of-range",
+            "300x3",
+        ),
+        bad(
             "zero columns",
             "3 0\n\n\n\n100\n".into(),
             "dimensions-out-of-range",
