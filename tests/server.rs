@@ -184,7 +184,7 @@ fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlig
     assert_eq!(searching.line(), warm_answer.to_string());
 
     stop(&mut server);
-    server.wait_for_log("stopping");
+    server.wait_for_log("no new connections");
     assert_not_served(server.addr);
     idle.expect_eof();
 
@@ -408,7 +408,7 @@ fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
     stalled.send(&format!("{good}3 3\n000\n"));
     assert_eq!(stalled.line(), answer.to_string());
     server.signal("TERM");
-    server.wait_for_log("stopping");
+    server.wait_for_log("no new connections");
     let status = server.wait_exit_within(Duration::from_secs(10));
     assert!(status.success(), "exit status {status}");
 }
