@@ -480,6 +480,14 @@ impl Server {
         self.child.id()
     }
 
+    /// The most memory the server process has had resident so far, in bytes (Linux only).
+    pub fn peak_resident_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
     #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.log)
