@@ -428,7 +428,7 @@ fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
 /// already be the graceful stop (exit 0), not the default action of the signal.
 #[test]
 fn a_signal_right_after_the_listening_line_is_a_clean_stop() {
-    for signal in ["TERM", "INT", "TERM", "INT", "TERM", "INT"] {
+    for signal in ["TERM", "INT"].repeat(8) {
         let mut server = Server::start(&[]);
         server.signal(signal);
         let status = server.wait_exit();

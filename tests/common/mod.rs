@@ -81,8 +81,9 @@ pub trait Player {
     /// line to reading the reply.
     #[track_caller]
     fn ask(&mut self, request: &str) -> (String, Duration) {
-        let sent = Instant::now();
         self.send(request);
+        // As a referee measures: from the request written to the reply read.
+        let sent = Instant::now();
         let line = self.line();
         (line, sent.elapsed())
     }
