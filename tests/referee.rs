@@ -517,6 +517,9 @@ fn sprt_stops_the_match_at_a_bound() {
     let played = run.summary["games_played"].as_u64().unwrap();
     assert!(played < 200, "stopped early, after {played}");
     assert_eq!(run.summary["sprt"]["status"], "h1");
+    // Decided on finished pairs only.
+    let decided = run.summary["sprt"]["decided_after_games"].as_u64().unwrap();
+    assert!(decided % 2 == 0 && decided <= played, "{decided}");
     assert!(run.summary["sprt"]["llr"].as_f64().unwrap() >= 2.94);
     let stdout = run.stdout();
     assert!(stdout.contains("H1 was accepted"), "{stdout}");

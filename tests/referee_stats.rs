@@ -44,22 +44,32 @@ fn sprt_llr_and_bounds_match_the_gsprt_formula() {
     let (lower, upper) = sprt.bounds();
     assert!(close(lower, -2.944_439, 1e-6));
     assert!(close(upper, 2.944_439, 1e-6));
-    // Pentanomial when every game is in a finished pair.
+    // Over finished pairs (pentanomial).
     let pairs = Tally {
-        wins: 0,
-        losses: 0,
-        draws: 120,
+        wins: 40,
+        losses: 30,
+        draws: 50,
         pentanomial: [5, 10, 20, 15, 10],
     };
     assert!(close(sprt.llr(&pairs), 0.564_093, 1e-5));
-    // Trinomial otherwise.
-    let games = Tally {
-        wins: 50,
-        losses: 20,
-        draws: 30,
+    // Games whose pair is not finished carry no weight yet.
+    let unpaired = Tally {
+        wins: 1,
+        losses: 0,
+        draws: 0,
         pentanomial: [0; 5],
     };
-    assert!(close(sprt.llr(&games), 1.347_267, 1e-5));
+    assert_eq!(sprt.llr(&unpaired), 0.0);
+    // A clean sweep moves the test, but not to a bound after one pair.
+    let sweep = |pairs: u64| Tally {
+        wins: 2 * pairs,
+        losses: 0,
+        draws: 0,
+        pentanomial: [0, 0, 0, 0, pairs],
+    };
+    assert!(sprt.llr(&sweep(1)) > 0.0);
+    assert_eq!(sprt.status(sprt.llr(&sweep(1))), SprtStatus::Continue);
+    assert!(sprt.llr(&sweep(40)) > upper);
     assert_eq!(sprt.status(3.0), SprtStatus::H1);
     assert_eq!(sprt.status(-3.0), SprtStatus::H0);
     assert_eq!(sprt.status(0.0), SprtStatus::Continue);

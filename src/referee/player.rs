@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Move, Rule};
@@ -348,12 +348,17 @@ impl Player for BuiltinPlayer {
     ) -> Result<Answer, Fault> {
         let start = Instant::now();
         let deadline = Deadline::for_budget(start, budget, self.concurrency);
-        match engine::think(board, rule, &deadline, &self.config) {
-            Ok(decision) => Ok(Answer {
+        // An engine bug is this player's crash, not the match's end.
+        let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine::think(board, rule, &deadline, &self.config)
+        }));
+        match thought {
+            Ok(Ok(decision)) => Ok(Answer {
                 mv: decision.mv,
                 elapsed: start.elapsed(),
             }),
-            Err(no_move) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
+            Ok(Err(no_move)) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
+            Err(_) => Err(Fault::Crashed("engine panicked".to_string())),
         }
     }
 
@@ -425,8 +430,40 @@ fn read_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Resul
 
 struct RunningProcess {
     child: Child,
-    stdin: ChildStdin,
+    /// Requests go through a writer thread: a player that stops reading fills the pipe, and a
+    /// blocked write must not hold the game past its time limit.
+    requests: Sender<String>,
+    /// When each request's last byte was flushed, or why it could not be.
+    written: Receiver<std::io::Result<Instant>>,
     lines: Receiver<TimedLine>,
+}
+
+/// Writes each request to the child's stdin on its own thread and reports when it was flushed.
+/// Dropping the request sender closes stdin (end of input).
+fn spawn_request_writer(
+    mut stdin: ChildStdin,
+    name: &str,
+) -> (Sender<String>, Receiver<std::io::Result<Instant>>) {
+    let (requests, pending) = mpsc::channel::<String>();
+    let (report, written) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name(format!("writer-{name}"))
+        .spawn(move || {
+            for request in pending {
+                let result = stdin
+                    .write_all(request.as_bytes())
+                    .and_then(|()| stdin.flush())
+                    .map(|()| Instant::now());
+                let failed = result.is_err();
+                if report.send(result).is_err() || failed {
+                    return;
+                }
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::error!("cannot start a writer thread for {name}: {error}");
+    }
+    (requests, written)
 }
 
 /// A program speaking the Connect5 protocol on stdin/stdout, started by the runner.
@@ -467,9 +504,11 @@ impl ProcessPlayer {
             ));
         };
         let lines = spawn_line_reader(stdout, self.name.clone());
+        let (requests, written) = spawn_request_writer(stdin, &self.name);
         let mut running = RunningProcess {
             child,
-            stdin,
+            requests,
+            written,
             lines,
         };
         let until = Instant::now() + self.start_timeout;
@@ -578,19 +617,35 @@ impl Player for ProcessPlayer {
             return Err(Fault::Unavailable("not started".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
-        let written = running
-            .stdin
-            .write_all(request.as_bytes())
-            .and_then(|()| running.stdin.flush());
-        let sent = Instant::now();
-        if let Err(error) = written {
-            let mut running = self.running.take().expect("checked above");
-            let status = reap(&mut running.child);
-            return Err(Fault::Crashed(format!(
-                "cannot write the request ({error}; {status}){}",
-                self.stderr_tail()
-            )));
-        }
+        let asked = Instant::now();
+        let _ = running.requests.send(request);
+        let sent = match running.written.recv_timeout(limit) {
+            Ok(Ok(at)) => at,
+            Ok(Err(error)) => {
+                let mut running = self.running.take().expect("checked above");
+                let status = reap(&mut running.child);
+                return Err(Fault::Crashed(format!(
+                    "cannot write the request ({error}; {status}){}",
+                    self.stderr_tail()
+                )));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let mut running = self.running.take().expect("checked above");
+                let status = reap(&mut running.child);
+                return Err(Fault::Crashed(format!(
+                    "stopped reading its input ({status}){}",
+                    self.stderr_tail()
+                )));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let mut running = self.running.take().expect("checked above");
+                kill(&mut running.child);
+                return Err(Fault::NoAnswer {
+                    waited: asked.elapsed(),
+                });
+            }
+        };
+        let limit = limit.saturating_sub(sent.saturating_duration_since(asked));
         match running.lines.recv_timeout(limit) {
             Ok((line, at)) => answer_from_line(line, at.saturating_duration_since(sent)),
             Err(RecvTimeoutError::Timeout) => {
@@ -612,7 +667,7 @@ impl Player for ProcessPlayer {
     fn close(&mut self) {
         if let Some(mut running) = self.running.take() {
             // End of input is how most course sessions end; a player that ignores it is killed.
-            drop(running.stdin);
+            drop(running.requests);
             let until = Instant::now() + Duration::from_millis(500);
             loop {
                 match running.child.try_wait() {

@@ -38,7 +38,9 @@ pub struct SprtSummary {
     pub llr: f64,
     pub lower_bound: f64,
     pub upper_bound: f64,
+    /// H0 or H1 once a bound was crossed (the decision stands), else continue.
     pub status: SprtStatus,
+    pub decided_after_games: Option<u64>,
 }
 
 /// The JSON summary of a match.
@@ -74,7 +76,9 @@ pub struct Reporter {
     /// First player's points in the first finished game of each pair still waiting for its twin.
     half_pairs: HashMap<usize, f64>,
     sprt: Option<Sprt>,
-    sprt_status: SprtStatus,
+    /// The test's decision and the games played when it was taken: it stands even if games
+    /// still under way then move the ratio back.
+    sprt_decision: Option<(SprtStatus, u64)>,
     bar: ProgressBar,
     pub games: Vec<GameSummary>,
     terminations: BTreeMap<String, u64>,
@@ -103,7 +107,7 @@ impl Reporter {
             tally: Tally::default(),
             half_pairs: HashMap::new(),
             sprt,
-            sprt_status: SprtStatus::Continue,
+            sprt_decision: None,
             bar,
             games: Vec::new(),
             terminations: BTreeMap::new(),
@@ -134,10 +138,16 @@ impl Reporter {
         let llr = sprt.llr(&self.tally);
         let (lower, upper) = sprt.bounds();
         let share = if llr >= 0.0 { llr / upper } else { llr / lower } * 100.0;
-        let verdict = match sprt.status(llr) {
-            SprtStatus::Continue => "",
-            SprtStatus::H0 => " - H0 was accepted",
-            SprtStatus::H1 => " - H1 was accepted",
+        let verdict = match self.sprt_decision {
+            None | Some((SprtStatus::Continue, _)) => String::new(),
+            Some((status, games)) => {
+                let hypothesis = if status == SprtStatus::H1 { "H1" } else { "H0" };
+                if games == self.tally.games() {
+                    format!(" - {hypothesis} was accepted")
+                } else {
+                    format!(" - {hypothesis} was accepted after {games} games")
+                }
+            }
         };
         Some(format!(
             "SPRT: llr {llr:.3} ({share:.1}%), lbound {lower:.2}, ubound {upper:.2}{verdict}"
@@ -176,13 +186,16 @@ impl Reporter {
             ));
             self.say(&self.score_line());
         }
+        if let (Some(sprt), None) = (self.sprt, self.sprt_decision) {
+            let status = sprt.status(sprt.llr(&self.tally));
+            if status != SprtStatus::Continue {
+                self.sprt_decision = Some((status, self.tally.games()));
+            }
+        }
         if let Some(line) = self.sprt_line() {
             if !self.quiet {
                 self.say(&line);
             }
-        }
-        if let Some(sprt) = self.sprt {
-            self.sprt_status = sprt.status(sprt.llr(&self.tally));
         }
         self.bar.inc(1);
         self.bar.set_message(format!(
@@ -199,7 +212,7 @@ impl Reporter {
             result: finished.record.outcome.notation(),
             record: finished.record,
         });
-        self.sprt_status != SprtStatus::Continue
+        self.sprt_decision.is_some()
     }
 
     /// Prints the closing lines.
@@ -251,7 +264,10 @@ impl Reporter {
                 llr,
                 lower_bound,
                 upper_bound,
-                status: test.status(llr),
+                status: self
+                    .sprt_decision
+                    .map_or(SprtStatus::Continue, |(status, _)| status),
+                decided_after_games: self.sprt_decision.map(|(_, games)| games),
             }
         });
         let mut games = self.games;

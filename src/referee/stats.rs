@@ -9,9 +9,9 @@
 //! - SPRT: the generalised SPRT approximation of Michel Van den Bergh ("A practical introduction
 //!   to the GSPRT", used by fishtest and fastchess): with the mean score s̄ and its variance σ² per
 //!   observation, LLR = N·(s₁ − s₀)·(2s̄ − s₀ − s₁) / (2σ²), where s₀, s₁ are the expected scores at
-//!   elo0, elo1 on the logistic curve. Games played in pairs (same opening, colours swapped) are
-//!   counted as pentanomial observations (pair score 0, ¼, ½, ¾, 1), as fastchess does, which
-//!   removes the opening's bias from the variance; the bounds are Wald's ln(β/(1−α)) and
+//!   elo0, elo1 on the logistic curve. The observations are the finished pairs of games (same
+//!   opening, colours swapped), pentanomial (pair score 0, ¼, ½, ¾, 1) as fastchess counts them,
+//!   which removes the opening's bias from the variance; the bounds are Wald's ln(β/(1−α)) and
 //!   ln((1−β)/α).
 
 use serde::Serialize;
@@ -211,16 +211,11 @@ impl Sprt {
         )
     }
 
-    /// Log-likelihood ratio of H1 against H0, pentanomial when pairs are complete, trinomial
-    /// otherwise.
+    /// Log-likelihood ratio of H1 against H0 over the finished pairs (a game whose twin is still
+    /// being played does not count yet, as in fastchess; 0 before the first pair).
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let pairs: u64 = tally.pentanomial.iter().sum();
-        let (count, mean, variance) = if pairs > 0 && pairs * 2 == tally.games() {
-            let values = [0.0, 0.25, 0.5, 0.75, 1.0];
-            moments(&tally.pentanomial, &values)
-        } else {
-            moments(&[tally.losses, tally.draws, tally.wins], &[0.0, 0.5, 1.0])
-        };
+        let values = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let (count, mean, variance) = moments(&tally.pentanomial, &values);
         if count == 0.0 || variance <= 1e-12 {
             return 0.0;
         }
