@@ -435,3 +435,18 @@ fn a_signal_right_after_the_listening_line_is_a_clean_stop() {
         assert!(status.success(), "SIG{signal}: exit status {status}");
     }
 }
+
+/// Logs, even at the most detailed level, go to stderr: stdout stays empty.
+#[test]
+fn the_server_writes_nothing_on_stdout_even_with_trace_logs() {
+    let mut server = Server::start_logging(&["--listen", "127.0.0.1:0"], "trace");
+    let mut client = server.session();
+    check_every_error_kind(&mut client);
+    let open = board_with(11, 11, &[(5, 5)], &[]);
+    client.play(&open, Rule::for_board(11, 11), 100);
+    client.send("shutdown\n");
+    client.expect_eof();
+    assert!(server.wait_exit().success());
+    assert_eq!(server.stdout_after_exit(), Vec::<String>::new());
+    assert!(server.log().contains("bad request"), "{}", server.log());
+}

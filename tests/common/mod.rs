@@ -393,6 +393,8 @@ pub struct Server {
     pub addr: SocketAddr,
     log: Arc<Mutex<Vec<String>>>,
     log_lines: Receiver<String>,
+    /// Whatever the server wrote on stdout (it must write nothing), complete once it has exited.
+    stdout: Option<thread::JoinHandle<Vec<String>>>,
 }
 
 impl Server {
@@ -405,14 +407,17 @@ impl Server {
 
     /// Starts `connect5 serve ARGS` as given and waits for its `listening on ADDR` line.
     pub fn start_exact(args: &[&str]) -> Server {
+        let level = std::env::var("CONNECT5_TEST_SERVER_LOG").unwrap_or_else(|_| "info".into());
+        Server::start_logging(args, &level)
+    }
+
+    /// Starts `connect5 serve ARGS` with `RUST_LOG=level`.
+    pub fn start_logging(args: &[&str], level: &str) -> Server {
         let mut child = Command::new(binary())
             .arg("serve")
             .args(args)
             .env("NO_COLOR", "1")
-            .env(
-                "RUST_LOG",
-                std::env::var("CONNECT5_TEST_SERVER_LOG").unwrap_or_else(|_| "info".into()),
-            )
+            .env("RUST_LOG", level)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -420,10 +425,12 @@ impl Server {
             .expect("cannot start connect5 serve");
         // The server must not write to stdout at all; drain it so it can never block.
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
-        thread::spawn(move || {
+        let stdout = thread::spawn(move || {
+            let mut lines = Vec::new();
             while let Ok(Some(line)) = stdout.recv() {
-                eprintln!("connect5 serve wrote to stdout: {line:?}");
+                lines.push(line);
             }
+            lines
         });
         let (log, log_lines) = log_pump(child.stderr.take().expect("piped stderr"));
         let mut server = Server {
@@ -431,6 +438,7 @@ impl Server {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             log,
             log_lines,
+            stdout: Some(stdout),
         };
         let line = server.wait_for_log("listening on ");
         let addr = line
@@ -497,6 +505,15 @@ impl Server {
     #[track_caller]
     pub fn wait_exit_within(&mut self, timeout: Duration) -> ExitStatus {
         wait_exit(&mut self.child, timeout, &self.log)
+    }
+
+    /// Everything the server wrote on stdout; call after it has exited.
+    pub fn stdout_after_exit(&mut self) -> Vec<String> {
+        assert!(!self.running(), "the server is still running");
+        self.stdout
+            .take()
+            .map(|pump| pump.join().expect("the stdout reader"))
+            .unwrap_or_default()
     }
 
     /// Whether the process is still running.
