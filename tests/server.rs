@@ -450,3 +450,29 @@ fn the_server_writes_nothing_on_stdout_even_with_trace_logs() {
     assert_eq!(server.stdout_after_exit(), Vec::<String>::new());
     assert!(server.log().contains("bad request"), "{}", server.log());
 }
+
+/// Sessions share nothing: a request half sent on one connection does not mix with the requests
+/// of another.
+#[test]
+fn interleaved_requests_on_two_connections_stay_apart() {
+    let server = Server::start(&[]);
+    let mut first = server.session();
+    let mut second = server.session();
+    let (first_request, first_answer) = good_request(2);
+    let (second_request, second_answer) = good_request(6);
+    let first_lines: Vec<&str> = first_request.lines().collect();
+    let second_lines: Vec<&str> = second_request.lines().collect();
+    // Line by line, alternating; the second connection finishes first.
+    for (a, b) in first_lines
+        .iter()
+        .zip(&second_lines)
+        .take(first_lines.len() - 1)
+    {
+        first.send(&format!("{a}\n"));
+        second.send(&format!("{b}\n"));
+    }
+    second.send(&format!("{}\n", second_lines[second_lines.len() - 1]));
+    assert_eq!(second.line(), second_answer.to_string());
+    first.send(&format!("{}\n", first_lines[first_lines.len() - 1]));
+    assert_eq!(first.line(), first_answer.to_string());
+}
