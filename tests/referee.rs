@@ -519,7 +519,7 @@ fn sprt_stops_the_match_at_a_bound() {
     assert_eq!(run.summary["sprt"]["status"], "h1");
     // Decided on finished pairs only.
     let decided = run.summary["sprt"]["decided_after_games"].as_u64().unwrap();
-    assert!(decided % 2 == 0 && decided <= played, "{decided}");
+    assert!(decided.is_multiple_of(2) && decided <= played, "{decided}");
     assert!(run.summary["sprt"]["llr"].as_f64().unwrap() >= 2.94);
     let stdout = run.stdout();
     assert!(stdout.contains("H1 was accepted"), "{stdout}");
