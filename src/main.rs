@@ -106,29 +106,36 @@ fn init_logging(default_level: &str) {
         .init();
 }
 
-/// Cancels `stop` on SIGINT or SIGTERM.
+/// Cancels `stop` on SIGINT or SIGTERM. The handlers are installed before this returns (call it
+/// inside the runtime, before announcing readiness): a signal sent the moment the process says it
+/// is listening must stop it cleanly, not kill it.
 fn stop_on_signals(stop: CancellationToken) {
-    tokio::spawn(async move {
-        let interrupt = tokio::signal::ctrl_c();
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            match signal(SignalKind::terminate()) {
-                Ok(mut terminate) => {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let streams = signal(SignalKind::interrupt()).and_then(|interrupt| {
+            signal(SignalKind::terminate()).map(|terminate| (interrupt, terminate))
+        });
+        match streams {
+            Ok((mut interrupt, mut terminate)) => {
+                tokio::spawn(async move {
                     tokio::select! {
-                        _ = interrupt => {}
+                        _ = interrupt.recv() => {}
                         _ = terminate.recv() => {}
                     }
-                }
-                Err(_) => {
-                    let _ = interrupt.await;
-                }
+                    tracing::info!("signal received: stopping");
+                    stop.cancel();
+                });
             }
+            Err(error) => tracing::warn!(%error, "cannot watch for signals"),
         }
-        #[cfg(not(unix))]
-        let _ = interrupt.await;
-        tracing::info!("signal received: stopping");
-        stop.cancel();
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("signal received: stopping");
+            stop.cancel();
+        }
     });
 }
 
@@ -147,12 +154,12 @@ fn serve(args: ServeArgs) -> ExitCode {
     let shared = args.player.shared();
     let result = runtime().and_then(|rt| {
         rt.block_on(async {
+            let stop = CancellationToken::new();
+            stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
             })?;
             tracing::info!("listening on {}", listener.local_addr()?);
-            let stop = CancellationToken::new();
-            stop_on_signals(stop.clone());
             let config = ServerConfig {
                 max_connections: args.max_connections.max(1),
             };
