@@ -23,7 +23,7 @@ use crate::board::{Rule, MAX_SIDE};
 use game::{GameSettings, TimeControl};
 use player::{make_player, parse_player_spec, PlayerContext, DEFAULT_START_TIMEOUT};
 use report::Reporter;
-use schedule::{run_workers, Plan};
+use schedule::{run_workers, Openings, Plan};
 use stats::Sprt;
 
 /// `connect5 match` options (boxed: the subcommand enum stays small).
@@ -159,24 +159,31 @@ fn setup(args: &MatchOptions) -> Result<Setup, String> {
     if first.name == second.name {
         second.name.push_str("-2");
     }
-    let pairs = args.games.div_ceil(2);
     let openings = if let Some(path) = &args.openings {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
-        openings::parse_openings(&text, rows, cols, rule)
-            .map_err(|e| format!("{}: {e}", path.display()))?
+        Openings::List(
+            openings::parse_openings(&text, rows, cols, rule)
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        )
     } else if let Some(stones) = args.random_opening {
         let seed = args.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
         });
+        // Fails here, before any game, when no such opening exists on this board.
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        (0..pairs)
-            .map(|_| openings::random_opening(&mut rng, stones, rows, cols, rule))
-            .collect::<Result<Vec<_>, _>>()?
+        openings::random_opening(&mut rng, stones, rows, cols, rule)?;
+        Openings::Random {
+            stones,
+            seed,
+            rows,
+            cols,
+            rule,
+        }
     } else {
-        Vec::new()
+        Openings::Empty
     };
     let sprt = match &args.sprt {
         Some(tokens) => Some(Sprt::parse(tokens)?),
