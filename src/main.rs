@@ -171,15 +171,21 @@ fn serve(args: ServeArgs) -> ExitCode {
 fn stdio(args: PlayerArgs) -> ExitCode {
     init_logging("warn");
     let shared = args.shared();
-    let result = runtime().and_then(|rt| {
-        rt.block_on(async {
-            let stop = CancellationToken::new();
-            stop_on_signals(stop.clone());
-            let reader = tokio::io::BufReader::new(tokio::io::stdin());
-            session::run(reader, tokio::io::stdout(), shared, stop).await
-        })
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(error) => {
+            eprintln!("connect5 stdio: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async {
+        let stop = CancellationToken::new();
+        stop_on_signals(stop.clone());
+        let reader = tokio::io::BufReader::new(tokio::io::stdin());
+        session::run(reader, tokio::io::stdout(), shared, stop).await
     });
-    // The runtime's stdin reader may still be blocked in read(2): leave without waiting for it.
+    // Exit with the runtime still alive: dropping it would wait for its stdin reader, which may
+    // be blocked in read(2) for as long as the referee keeps the pipe open.
     match result {
         Ok(end) => {
             tracing::debug!(?end, "session over");

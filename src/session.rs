@@ -161,47 +161,68 @@ enum LineRead {
     Eof,
 }
 
-/// Reads one line into `buf` (without its `\n`), never holding more than [`MAX_LINE_BYTES`]: the
-/// rest of a longer line is read and thrown away.
-async fn read_bounded_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-) -> io::Result<LineRead> {
-    buf.clear();
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else if buf.is_empty() {
-                LineRead::Eof
-            } else {
-                LineRead::Line
-            });
+/// Splits a byte stream into lines, never holding more than [`MAX_LINE_BYTES`] of one: the rest of
+/// a longer line is read and thrown away. Cancel-safe: a partly read line stays here if the read
+/// is abandoned (for a stop) and resumed.
+#[derive(Default)]
+struct LineReader {
+    buf: Vec<u8>,
+    too_long: bool,
+    /// The last line returned is still in `buf`; clear it before reading on.
+    taken: bool,
+}
+
+impl LineReader {
+    async fn read<R: AsyncBufRead + Unpin>(&mut self, reader: &mut R) -> io::Result<LineRead> {
+        if std::mem::take(&mut self.taken) {
+            self.buf.clear();
+            self.too_long = false;
         }
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
-        };
-        if !too_long {
-            if buf.len() + chunk.len() > MAX_LINE_BYTES {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
+        loop {
+            let available = reader.fill_buf().await?;
+            if available.is_empty() {
+                self.taken = true;
+                return Ok(if self.too_long {
+                    LineRead::TooLong
+                } else if self.buf.is_empty() {
+                    LineRead::Eof
+                } else {
+                    LineRead::Line
+                });
+            }
+            let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], i + 1, true),
+                None => (available, available.len(), false),
+            };
+            if !self.too_long {
+                if self.buf.len() + chunk.len() > MAX_LINE_BYTES {
+                    self.too_long = true;
+                    self.buf.clear();
+                } else {
+                    self.buf.extend_from_slice(chunk);
+                }
+            }
+            reader.consume(used);
+            if done {
+                self.taken = true;
+                return Ok(if self.too_long {
+                    LineRead::TooLong
+                } else {
+                    LineRead::Line
+                });
             }
         }
-        reader.consume(used);
-        if done {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
-            });
-        }
+    }
+
+    /// The line just read, as text (invalid UTF-8 replaced, a byte-order mark dropped).
+    fn text(&self) -> String {
+        let text = String::from_utf8_lossy(&self.buf);
+        text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
     }
 }
+
+/// How long a request partly read when the process is told to stop may take to arrive in full.
+const STOP_GRACE: Duration = Duration::from_secs(3);
 
 async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) -> io::Result<()> {
     let mut bytes = Vec::with_capacity(line.len() + 1);
@@ -229,13 +250,26 @@ where
     write_line(&mut writer, &shared.config.ready_word).await?;
 
     let mut decoder = Decoder::new(shared.config.overline_wins);
-    let mut buf = Vec::new();
+    let mut lines = LineReader::default();
+    let mut grace_end: Option<tokio::time::Instant> = None;
     loop {
         let read = tokio::select! {
             biased;
-            // Between requests only: a request partly read is finished and answered first.
-            _ = stop.cancelled(), if !decoder.in_request() => return Ok(SessionEnd::Stopped),
-            read = read_bounded_line(&mut reader, &mut buf) => read?,
+            // Between requests the stop ends the session at once; a request partly read gets a
+            // grace period to arrive in full and be answered.
+            _ = stop.cancelled(), if !decoder.in_request() || grace_end.is_none() => {
+                if !decoder.in_request() {
+                    return Ok(SessionEnd::Stopped);
+                }
+                grace_end = Some(tokio::time::Instant::now() + STOP_GRACE);
+                continue;
+            }
+            _ = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
+                if grace_end.is_some() => {
+                tracing::info!("stopping: a partly read request did not arrive in time");
+                return Ok(SessionEnd::Stopped);
+            }
+            read = lines.read(&mut reader) => read?,
         };
         // The deadline runs from the moment the request's last line has been read.
         let received = Instant::now();
@@ -248,7 +282,7 @@ where
                 _ => return Ok(SessionEnd::EndOfInput),
             },
             LineRead::TooLong => decoder.feed(Input::TooLong),
-            LineRead::Line => decoder.feed(Input::Line(&String::from_utf8_lossy(&buf))),
+            LineRead::Line => decoder.feed(Input::Line(&lines.text())),
         };
         match event {
             None => {}

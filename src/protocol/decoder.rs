@@ -135,7 +135,12 @@ impl Decoder {
         if (!skipping && line.starts_with('0')) || line == "0" {
             return Some(Event::End);
         }
-        if skipping && tokens.len() == 1 {
+        // Single tokens (rows, the time line) and lines of cell characters only (padded rows such
+        // as `0 N 0`) belong to the broken request.
+        let looks_like_row = line
+            .chars()
+            .all(|c| matches!(c, '0' | 'N' | 'B' | 'n' | 'b') || c.is_whitespace());
+        if skipping && (tokens.len() == 1 || looks_like_row) {
             self.state = State::Skipping;
             return None;
         }

@@ -1,10 +1,336 @@
-//! Match runner (referee): plays any two players against each other. Placeholder.
+//! Match runner (referee): plays any two players against each other, in pairs of games with the
+//! colours swapped, and reports as cutechess-cli, fastchess and c-gomoku-cli do. `docs/match.md`
+//! is the user's guide.
 
-/// `connect5 match` options.
+pub mod game;
+pub mod openings;
+pub mod player;
+pub mod records;
+pub mod report;
+pub mod schedule;
+pub mod stats;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use rand::SeedableRng;
+
+use crate::board::{Rule, MAX_SIDE};
+use game::{GameSettings, TimeControl};
+use player::{make_player, parse_player_spec, PlayerContext, DEFAULT_START_TIMEOUT};
+use report::Reporter;
+use schedule::{run_workers, Plan};
+use stats::Sprt;
+
+/// `connect5 match` options (boxed: the subcommand enum stays small).
 #[derive(clap::Args, Debug)]
-pub struct MatchArgs {}
+#[command(after_help = PLAYER_HELP)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub options: Box<MatchOptions>,
+}
 
-pub fn run(_args: MatchArgs) -> std::process::ExitCode {
-    eprintln!("connect5 match: not implemented yet");
-    std::process::ExitCode::FAILURE
+#[derive(clap::Args, Debug)]
+pub struct MatchOptions {
+    /// The first player: a kind and options, e.g. `builtin:engine=v1,depth=2,name=old`,
+    /// `'cmd:./target/release/connect5 stdio' name=mine`, `tcp:127.0.0.1:1199 name=server`.
+    #[arg(long, num_args = 1.., required = true, value_name = "SPEC", allow_hyphen_values = false)]
+    pub player1: Vec<String>,
+    /// The second player (same syntax).
+    #[arg(long, num_args = 1.., required = true, value_name = "SPEC")]
+    pub player2: Vec<String>,
+    /// Games to play, in pairs: each opening twice, colours swapped.
+    #[arg(long, default_value_t = 2)]
+    pub games: usize,
+    /// Games played at once (each with its own processes or connections).
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Board size, rows x columns (`15x15`, `9x9`, `3x3`; one number for a square).
+    #[arg(long, default_value = "15x15", value_name = "LxC")]
+    pub board: String,
+    /// Length of the winning line (default: 5, or the short side on boards smaller than 5x5).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Thinking time per move, in milliseconds.
+    #[arg(long = "time", default_value_t = 1000, value_name = "MS")]
+    pub time_ms: u64,
+    /// Any overrun loses (default: up to 50% late is tolerated and paid back on the next move).
+    #[arg(long)]
+    pub strict: bool,
+    /// Taken off every measured reply before judging it (the course referee's 50 ms).
+    #[arg(long = "grace", default_value_t = 50, value_name = "MS")]
+    pub grace_ms: u64,
+    /// Openings file: c-gomoku-cli offset lines (`0,0, 1,0, 1,3`) or pos strings (`h8i9j7`).
+    #[arg(long, value_name = "FILE", conflicts_with = "random_opening")]
+    pub openings: Option<PathBuf>,
+    /// Start every pair from this many random stones near the centre.
+    #[arg(long, value_name = "N")]
+    pub random_opening: Option<usize>,
+    /// Seed of the random openings (default: from the clock).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Draw a game after this many moves (opening stones not counted).
+    #[arg(long, value_name = "N")]
+    pub max_moves: Option<usize>,
+    /// Sequential test: `elo0=0 elo1=10 alpha=0.05 beta=0.05`; the match stops at a bound.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub sprt: Option<Vec<String>>,
+    /// Write a JSON summary of the match (with every game) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Save every game as a Piskvork file `game-NNNN.psq` in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub psq: Option<PathBuf>,
+    /// Append every game to this SGF collection file (as c-gomoku-cli's -sgf).
+    #[arg(long, value_name = "FILE")]
+    pub sgf: Option<PathBuf>,
+    /// Directory for the players' stderr logs (default: a connect5-match directory in the
+    /// system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub logs: Option<PathBuf>,
+    /// How long a program or server may take to say READY, in milliseconds.
+    #[arg(long, default_value_t = DEFAULT_START_TIMEOUT.as_millis() as u64, value_name = "MS")]
+    pub start_timeout: u64,
+    /// Only the closing lines, no line per game.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+const PLAYER_HELP: &str = "\
+Player specs (--player1, --player2): one kind, then key=value options.
+  builtin[:engine=v1|v2,depth=N,hash=MB,name=NAME]   the engine in this process
+  cmd:PROGRAM ARGS   a program speaking the Connect5 protocol on stdin/stdout (quote it)
+  tcp:HOST:PORT      a Connect5 TCP server (one connection per player, kept for the match)
+  name=NAME          the name shown in every report (all kinds)
+Example:
+  connect5 match --player1 builtin:engine=v1,depth=2,name=d2 --player2 builtin:engine=v1,depth=1,name=d1 \\
+      --board 9x9 --time 100 --games 100 --random-opening 4 --concurrency 2";
+
+/// Parses `15x15`, `9X9`, `7*5` or `9`.
+pub fn parse_board(text: &str) -> Result<(usize, usize), String> {
+    let text = text.trim();
+    let (rows, cols) = match text.split_once(['x', 'X', '*']) {
+        Some((r, c)) => (r.trim(), c.trim()),
+        None => (text, text),
+    };
+    let parse = |s: &str| {
+        s.parse::<usize>()
+            .map_err(|_| format!("board {text:?} is not LxC (e.g. 15x15)"))
+    };
+    let (rows, cols) = (parse(rows)?, parse(cols)?);
+    if !(1..=MAX_SIDE).contains(&rows) || !(1..=MAX_SIDE).contains(&cols) {
+        return Err(format!(
+            "board {rows}x{cols} out of range: 1 to {MAX_SIDE} a side"
+        ));
+    }
+    Ok((rows, cols))
+}
+
+/// Everything checked before the first game.
+struct Setup {
+    plan: Plan,
+    sprt: Option<Sprt>,
+}
+
+fn setup(args: &MatchOptions) -> Result<Setup, String> {
+    let (rows, cols) = parse_board(&args.board)?;
+    let rule = match args.k {
+        None => Rule::for_board(rows, cols),
+        Some(k) if k >= 1 && k <= rows.max(cols) => Rule::exact(k),
+        Some(k) => {
+            return Err(format!(
+                "--k {k} out of range: 1 to {} on a {rows}x{cols} board",
+                rows.max(cols)
+            ))
+        }
+    };
+    if args.games == 0 {
+        return Err("--games must be at least 1".to_string());
+    }
+    if args.concurrency == 0 || args.concurrency > 256 {
+        return Err("--concurrency must be 1 to 256".to_string());
+    }
+    let first = parse_player_spec(&args.player1).map_err(|e| format!("--player1: {e}"))?;
+    let mut second = parse_player_spec(&args.player2).map_err(|e| format!("--player2: {e}"))?;
+    if first.name == second.name {
+        second.name.push_str("-2");
+    }
+    let pairs = args.games.div_ceil(2);
+    let openings = if let Some(path) = &args.openings {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
+        openings::parse_openings(&text, rows, cols, rule)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+    } else if let Some(stones) = args.random_opening {
+        let seed = args.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..pairs)
+            .map(|_| openings::random_opening(&mut rng, stones, rows, cols, rule))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        Vec::new()
+    };
+    let sprt = match &args.sprt {
+        Some(tokens) => Some(Sprt::parse(tokens)?),
+        None => None,
+    };
+    let log_dir = args.logs.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("connect5-match-{}", std::process::id()))
+    });
+    let settings = GameSettings {
+        rows,
+        cols,
+        rule,
+        time: TimeControl {
+            budget: Duration::from_millis(args.time_ms),
+            strict: args.strict,
+            grace: Duration::from_millis(args.grace_ms),
+        },
+        max_moves: args.max_moves,
+    };
+    let concurrency = args.concurrency.min(args.games);
+    Ok(Setup {
+        plan: Plan {
+            specs: [first, second],
+            settings,
+            openings,
+            games: args.games,
+            concurrency,
+            context: PlayerContext {
+                log_dir,
+                concurrency,
+                start_timeout: Duration::from_millis(args.start_timeout.max(1)),
+                worker: 0,
+            },
+        },
+        sprt,
+    })
+}
+
+fn check_output_paths(args: &MatchOptions) -> Result<(), String> {
+    if let Some(dir) = &args.psq {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create --psq directory {}: {e}", dir.display()))?;
+    }
+    if let Some(path) = &args.sgf {
+        std::fs::File::create(path)
+            .map_err(|e| format!("cannot create --sgf file {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        std::fs::File::create(path)
+            .map_err(|e| format!("cannot create --json file {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
+    if let Some(dir) = &args.psq {
+        let path = dir.join(format!("game-{:04}.psq", finished.index + 1));
+        if let Err(e) = std::fs::write(&path, records::to_psq(&finished.record)) {
+            tracing::warn!("cannot write {}: {e}", path.display());
+        }
+    }
+    if let Some(path) = &args.sgf {
+        match records::to_sgf(&finished.record, finished.index + 1) {
+            Some(text) => {
+                let appended = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(path)
+                    .and_then(|mut file| file.write_all(text.as_bytes()));
+                if let Err(e) = appended {
+                    tracing::warn!("cannot append to {}: {e}", path.display());
+                }
+            }
+            None => tracing::warn!(
+                "game {} not saved as SGF: boards beyond {} a side have no SGF coordinates",
+                finished.index + 1,
+                records::SGF_MAX_SIDE
+            ),
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+pub fn run(args: MatchArgs) -> ExitCode {
+    init_logging();
+    match run_match(&args.options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("connect5 match: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_match(args: &MatchOptions) -> Result<(), String> {
+    let Setup { plan, sprt } = setup(args)?;
+    check_output_paths(args)?;
+    // Start both players once before the match: a typo in a command should be one clear error,
+    // not a hundred lost games.
+    let mut first_players = [
+        make_player(&plan.specs[0], &plan.context),
+        make_player(&plan.specs[1], &plan.context),
+    ];
+    for (player, flag) in first_players.iter_mut().zip(["--player1", "--player2"]) {
+        player
+            .prepare()
+            .map_err(|fault| format!("{flag} {}: {fault}", player.name()))?;
+    }
+    if plan
+        .specs
+        .iter()
+        .any(|s| matches!(s.kind, player::PlayerKind::Process(_)))
+    {
+        eprintln!("Players' stderr goes to {}", plan.context.log_dir.display());
+    }
+    let names = [plan.specs[0].name.clone(), plan.specs[1].name.clone()];
+    let settings = plan.settings;
+    let plan = Arc::new(plan);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sender, receiver) = mpsc::channel();
+    let workers = {
+        let plan = Arc::clone(&plan);
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || run_workers(plan, first_players, stop, sender))
+    };
+    let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
+    for finished in receiver {
+        save_records(args, &finished);
+        if reporter.add(finished) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+    if workers.join().is_err() {
+        return Err("a game thread panicked".to_string());
+    }
+    reporter.finish();
+    if let Some(path) = &args.json {
+        let summary = reporter.summary(
+            format!("{}x{}", settings.rows, settings.cols),
+            settings.rule.k,
+            args.time_ms,
+            args.strict,
+        );
+        let text = serde_json::to_string_pretty(&summary)
+            .map_err(|e| format!("cannot encode the summary: {e}"))?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }

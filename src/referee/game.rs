@@ -1,0 +1,410 @@
+//! One game between two players: ask, time, check, play, until someone wins or the game is
+//! adjudicated.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::player::{Fault, Player};
+use crate::board::{Board, Move, Rule, Stone};
+
+/// The time rules of a match.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeControl {
+    /// Thinking time of every move.
+    pub budget: Duration,
+    /// Any overrun loses (instead of the course referee's "50% late, paid back next move").
+    pub strict: bool,
+    /// Taken off every measured reply before judging it (the course referee takes 50 ms), for the
+    /// transport and the scheduler rather than the player.
+    pub grace: Duration,
+}
+
+/// What the time rules say about one reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeVerdict {
+    /// In time; `carry` is the overrun taken off the next move's budget (zero when on time).
+    InTime { carry: Duration },
+    /// Too late: the game is lost.
+    Lost { allowed: Duration },
+}
+
+impl TimeControl {
+    /// The budget sent for a move, after the overrun carried from the player's previous move.
+    pub fn budget_after(&self, carry: Duration) -> Duration {
+        self.budget.saturating_sub(carry)
+    }
+
+    /// The longest reply accepted for a move sent with `budget`.
+    pub fn allowed(&self, budget: Duration) -> Duration {
+        if self.strict {
+            budget + self.grace
+        } else {
+            budget + budget / 2 + self.grace
+        }
+    }
+
+    /// Judges a reply that took `elapsed` for a move sent with `budget`. As the course referee
+    /// does by default: up to half the budget late is tolerated and the overrun is cut from the
+    /// next move's budget (so repeated overruns compound); more is a loss. Strict: any overrun
+    /// loses.
+    pub fn judge(&self, budget: Duration, elapsed: Duration) -> TimeVerdict {
+        let counted = elapsed.saturating_sub(self.grace);
+        if counted <= budget {
+            return TimeVerdict::InTime {
+                carry: Duration::ZERO,
+            };
+        }
+        let overrun = counted - budget;
+        if !self.strict && overrun <= budget / 2 {
+            TimeVerdict::InTime { carry: overrun }
+        } else {
+            TimeVerdict::Lost {
+                allowed: self.allowed(budget),
+            }
+        }
+    }
+}
+
+/// How a game ended, colour-wise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    BlackWins,
+    WhiteWins,
+    Draw,
+}
+
+impl Outcome {
+    pub fn win_for(stone: Stone) -> Outcome {
+        match stone {
+            Stone::Black => Outcome::BlackWins,
+            Stone::White => Outcome::WhiteWins,
+        }
+    }
+
+    /// The result as match runners print it, black (who moves first) on the left.
+    pub fn notation(self) -> &'static str {
+        match self {
+            Outcome::BlackWins => "1-0",
+            Outcome::WhiteWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// Why the game ended; every loss that is not a five names the fault.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Termination {
+    /// A line of exactly K (K or more under the freestyle rule).
+    Line,
+    BoardFull,
+    MoveLimit,
+    IllegalMove,
+    Unparsable,
+    Crash,
+    Time,
+    /// The player could not be started or reached.
+    Unavailable,
+}
+
+impl Termination {
+    /// Whether the game was decided by the players' play rather than a fault.
+    pub fn is_regular(&self) -> bool {
+        matches!(
+            self,
+            Termination::Line | Termination::BoardFull | Termination::MoveLimit
+        )
+    }
+}
+
+/// One move as played, with the time its player took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayedMove {
+    pub row: usize,
+    pub col: usize,
+    pub ms: u64,
+}
+
+/// Everything a game leaves behind.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameRecord {
+    pub black: String,
+    pub white: String,
+    pub rows: usize,
+    pub cols: usize,
+    pub k: usize,
+    /// Stones on the board before the first move, black first, alternating.
+    pub opening: Vec<(usize, usize)>,
+    pub moves: Vec<PlayedMove>,
+    pub outcome: Outcome,
+    pub termination: Termination,
+    /// One sentence, as shown in braces on the "Finished game" line.
+    pub reason: String,
+}
+
+/// Game settings shared by every game of a match.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSettings {
+    pub rows: usize,
+    pub cols: usize,
+    pub rule: Rule,
+    pub time: TimeControl,
+    /// Moves (after the opening) after which the game is drawn.
+    pub max_moves: Option<usize>,
+}
+
+fn capitalized(stone: Stone) -> &'static str {
+    match stone {
+        Stone::Black => "Black",
+        Stone::White => "White",
+    }
+}
+
+/// Plays one game from `opening` (legal stones, black first, alternating) between `black` and
+/// `white`. Never fails: whatever a player does wrong is a verdict.
+pub fn play_game(
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    opening: &[Move],
+    settings: &GameSettings,
+) -> GameRecord {
+    let mut board = match Board::new(settings.rows, settings.cols) {
+        Ok(board) => board,
+        Err(error) => unreachable_board(error),
+    };
+    let mut stone = Stone::Black;
+    for &mv in opening {
+        // Openings are checked when loaded; a stone that does not fit is skipped, not fatal.
+        if board.play(mv, stone).is_ok() {
+            stone = stone.opponent();
+        }
+    }
+    let mut record = GameRecord {
+        black: black.name().to_string(),
+        white: white.name().to_string(),
+        rows: settings.rows,
+        cols: settings.cols,
+        k: settings.rule.k,
+        opening: opening.iter().map(|m| (m.row, m.col)).collect(),
+        moves: Vec::new(),
+        outcome: Outcome::Draw,
+        termination: Termination::BoardFull,
+        reason: String::new(),
+    };
+    let finish = |record: &mut GameRecord, outcome, termination, reason: String| {
+        record.outcome = outcome;
+        record.termination = termination;
+        record.reason = reason;
+    };
+
+    // A player that cannot start loses before the first move, whoever moves first.
+    for colour in [Stone::Black, Stone::White] {
+        let prepared = match colour {
+            Stone::Black => black.prepare(),
+            Stone::White => white.prepare(),
+        };
+        if let Err(fault) = prepared {
+            let reason = format!(
+                "{} wins: {} {fault}",
+                capitalized(colour.opponent()),
+                colour.name()
+            );
+            finish(
+                &mut record,
+                Outcome::win_for(colour.opponent()),
+                Termination::Unavailable,
+                reason,
+            );
+            return record;
+        }
+    }
+
+    let mut carry = [Duration::ZERO; 2];
+    let mut played = 0usize;
+    loop {
+        if board.is_full() {
+            finish(
+                &mut record,
+                Outcome::Draw,
+                Termination::BoardFull,
+                "Draw by full board".to_string(),
+            );
+            return record;
+        }
+        if settings.max_moves.is_some_and(|max| played >= max) {
+            finish(
+                &mut record,
+                Outcome::Draw,
+                Termination::MoveLimit,
+                format!("Draw by move limit ({played} moves)"),
+            );
+            return record;
+        }
+        let budget = settings.time.budget_after(carry[stone.index()]);
+        let allowed = settings.time.allowed(budget);
+        // A little past the allowed time, so that an answer arriving right at the limit is judged
+        // on its own timestamp rather than lost to the wait.
+        let limit = allowed + Duration::from_millis(20);
+        let player: &mut dyn Player = match stone {
+            Stone::Black => &mut *black,
+            Stone::White => &mut *white,
+        };
+        let winner = stone.opponent();
+        let lose = |record: &mut GameRecord, termination, why: String| {
+            let reason = format!("{} wins: {} {why}", capitalized(winner), stone.name());
+            finish(record, Outcome::win_for(winner), termination, reason);
+        };
+        let answer = match player.ask(&board, settings.rule, budget, limit) {
+            Ok(answer) => answer,
+            Err(fault) => {
+                let termination = match &fault {
+                    Fault::Unparsable { .. } => Termination::Unparsable,
+                    Fault::Crashed(_) => Termination::Crash,
+                    Fault::NoAnswer { .. } => Termination::Time,
+                    Fault::Unavailable(_) => Termination::Unavailable,
+                };
+                let why = match fault {
+                    Fault::NoAnswer { .. } => format!(
+                        "lost on time: no answer within {} ms (budget {} ms)",
+                        allowed.as_millis(),
+                        budget.as_millis()
+                    ),
+                    Fault::Unparsable { .. } => format!("sent an {fault}"),
+                    other => other.to_string(),
+                };
+                lose(&mut record, termination, why);
+                return record;
+            }
+        };
+        if let TimeVerdict::Lost { allowed } = settings.time.judge(budget, answer.elapsed) {
+            lose(
+                &mut record,
+                Termination::Time,
+                format!(
+                    "lost on time: answered in {} ms, {} ms allowed (budget {} ms)",
+                    answer.elapsed.as_millis(),
+                    allowed.as_millis(),
+                    budget.as_millis()
+                ),
+            );
+            return record;
+        }
+        if let TimeVerdict::InTime { carry: over } = settings.time.judge(budget, answer.elapsed) {
+            carry[stone.index()] = over;
+        }
+        let mv = answer.mv;
+        if !board.contains(mv) {
+            lose(
+                &mut record,
+                Termination::IllegalMove,
+                format!(
+                    "played an illegal move: {mv} is outside the {}x{} board",
+                    board.rows(),
+                    board.cols()
+                ),
+            );
+            return record;
+        }
+        if !board.is_empty_cell(mv) {
+            lose(
+                &mut record,
+                Termination::IllegalMove,
+                format!("played an illegal move: {mv} is occupied"),
+            );
+            return record;
+        }
+        if board.play(mv, stone).is_err() {
+            lose(
+                &mut record,
+                Termination::IllegalMove,
+                format!("played an illegal move: {mv}"),
+            );
+            return record;
+        }
+        record.moves.push(PlayedMove {
+            row: mv.row,
+            col: mv.col,
+            ms: answer.elapsed.as_millis() as u64,
+        });
+        played += 1;
+        if board.wins_at(mv, stone, settings.rule) {
+            let line = if settings.rule.k == 5 {
+                "five".to_string()
+            } else {
+                format!("{} in a row", settings.rule.k)
+            };
+            finish(
+                &mut record,
+                Outcome::win_for(stone),
+                Termination::Line,
+                format!("{} wins by {line}", capitalized(stone)),
+            );
+            return record;
+        }
+        stone = stone.opponent();
+    }
+}
+
+/// The board size is validated when the match is set up.
+fn unreachable_board(error: crate::board::BoardError) -> ! {
+    panic!("board size validated before the match: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn tolerant_rules_carry_the_overrun_and_compound() {
+        let tc = TimeControl {
+            budget: ms(100),
+            strict: false,
+            grace: ms(0),
+        };
+        assert_eq!(
+            tc.judge(ms(100), ms(100)),
+            TimeVerdict::InTime { carry: ms(0) }
+        );
+        assert_eq!(
+            tc.judge(ms(100), ms(120)),
+            TimeVerdict::InTime { carry: ms(20) }
+        );
+        // Always 120 ms: 100 → 80 budget (40 over, tolerated) → 60 budget (60 over: lost).
+        assert_eq!(tc.budget_after(ms(20)), ms(80));
+        assert_eq!(
+            tc.judge(ms(80), ms(120)),
+            TimeVerdict::InTime { carry: ms(40) }
+        );
+        assert!(matches!(
+            tc.judge(tc.budget_after(ms(40)), ms(120)),
+            TimeVerdict::Lost { .. }
+        ));
+        assert!(matches!(
+            tc.judge(ms(100), ms(151)),
+            TimeVerdict::Lost { .. }
+        ));
+    }
+
+    #[test]
+    fn strict_rules_lose_any_overrun_beyond_the_grace() {
+        let tc = TimeControl {
+            budget: ms(100),
+            strict: true,
+            grace: ms(50),
+        };
+        assert_eq!(
+            tc.judge(ms(100), ms(150)),
+            TimeVerdict::InTime { carry: ms(0) }
+        );
+        assert!(matches!(
+            tc.judge(ms(100), ms(151)),
+            TimeVerdict::Lost { .. }
+        ));
+    }
+}

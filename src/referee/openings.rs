@@ -1,0 +1,200 @@
+//! Openings: the stones on the board before the players' first move, black first, alternating.
+//!
+//! Files use c-gomoku-cli's two line formats: offsets from the centre (`0,0, 1,0, 1,3`: pairs of
+//! x (column) and y (row) offsets, as in its openings files) and pos strings (`h8i9j7`: a column
+//! letter from `a` and a 1-based row number counted from the top, the Piskvork/Gomocup axes).
+//! Blank lines and lines starting with `#` are skipped.
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use crate::board::{Board, Move, Rule, Stone};
+
+/// Reads every opening of `text`, checking each fits the board and leaves a game to play.
+pub fn parse_openings(
+    text: &str,
+    rows: usize,
+    cols: usize,
+    rule: Rule,
+) -> Result<Vec<Vec<Move>>, String> {
+    let mut openings = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let number = index + 1;
+        let moves = if line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            parse_pos_line(line)
+        } else {
+            parse_offset_line(line, rows, cols)
+        }
+        .map_err(|why| format!("opening on line {number}: {why}"))?;
+        check_opening(&moves, rows, cols, rule)
+            .map_err(|why| format!("opening on line {number}: {why}"))?;
+        openings.push(moves);
+    }
+    if openings.is_empty() {
+        return Err("no opening in the file".to_string());
+    }
+    Ok(openings)
+}
+
+/// `x,y, x,y …` relative to the centre (row L/2, column C/2).
+fn parse_offset_line(line: &str, rows: usize, cols: usize) -> Result<Vec<Move>, String> {
+    let numbers: Vec<i64> = line
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse::<i64>()
+                .map_err(|_| format!("{t:?} is not an offset"))
+        })
+        .collect::<Result<_, _>>()?;
+    if !numbers.len().is_multiple_of(2) {
+        return Err("odd number of offsets: expected x,y pairs".to_string());
+    }
+    numbers
+        .chunks(2)
+        .map(|pair| {
+            let col = (cols / 2) as i64 + pair[0];
+            let row = (rows / 2) as i64 + pair[1];
+            if row < 0 || col < 0 || row >= rows as i64 || col >= cols as i64 {
+                Err(format!(
+                    "offset {},{} falls outside the {rows}x{cols} board",
+                    pair[0], pair[1]
+                ))
+            } else {
+                Ok(Move::new(row as usize, col as usize))
+            }
+        })
+        .collect()
+}
+
+/// `h8i9j7`: letter = column from `a`, number = row from 1.
+fn parse_pos_line(line: &str) -> Result<Vec<Move>, String> {
+    let mut moves = Vec::new();
+    let mut chars = line.chars().filter(|c| !c.is_whitespace()).peekable();
+    while let Some(letter) = chars.next() {
+        if !letter.is_ascii_lowercase() {
+            return Err(format!("{letter:?} is not a column letter a-z"));
+        }
+        let mut digits = String::new();
+        while let Some(&d) = chars.peek() {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            digits.push(d);
+            chars.next();
+        }
+        let row: usize = digits
+            .parse()
+            .map_err(|_| format!("column {letter} has no row number"))?;
+        if row == 0 {
+            return Err(format!("row numbers start at 1 ({letter}0)"));
+        }
+        moves.push(Move::new(row - 1, (letter as u8 - b'a') as usize));
+    }
+    Ok(moves)
+}
+
+/// An opening must fit, not repeat a cell, and leave the game undecided with a cell to play.
+pub fn check_opening(moves: &[Move], rows: usize, cols: usize, rule: Rule) -> Result<(), String> {
+    let mut board = Board::new(rows, cols).map_err(|e| e.to_string())?;
+    let mut stone = Stone::Black;
+    for &mv in moves {
+        if !board.contains(mv) {
+            return Err(format!("{mv} is outside the {rows}x{cols} board"));
+        }
+        board
+            .play(mv, stone)
+            .map_err(|_| format!("{mv} is played twice"))?;
+        stone = stone.opponent();
+    }
+    if let Some(winner) = board.winner(rule) {
+        return Err(format!("{} already has a winning line", winner.name()));
+    }
+    if board.is_full() {
+        return Err("the board is already full".to_string());
+    }
+    Ok(())
+}
+
+/// `stones` random stones near the centre, black first, alternating, with no winning line and a
+/// cell left to play.
+pub fn random_opening<R: Rng>(
+    rng: &mut R,
+    stones: usize,
+    rows: usize,
+    cols: usize,
+    rule: Rule,
+) -> Result<Vec<Move>, String> {
+    if stones >= rows * cols {
+        return Err(format!(
+            "a random opening of {stones} stones does not fit a {rows}x{cols} board with a cell to spare"
+        ));
+    }
+    // A square around the centre roomy enough for the stones, so openings look like games.
+    let mut radius = 1usize;
+    while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
+        radius += 1;
+    }
+    let cells: Vec<Move> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| Move::new(r, c)))
+        .filter(|m| m.row.abs_diff(rows / 2) <= radius && m.col.abs_diff(cols / 2) <= radius)
+        .collect();
+    let cells = if cells.len() > stones {
+        cells
+    } else {
+        (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| Move::new(r, c)))
+            .collect()
+    };
+    for _ in 0..1000 {
+        let moves: Vec<Move> = cells.choose_multiple(rng, stones).copied().collect();
+        if check_opening(&moves, rows, cols, rule).is_ok() {
+            return Ok(moves);
+        }
+    }
+    Err(format!(
+        "found no random opening of {stones} stones without a winning line on {rows}x{cols}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_formats_read_as_c_gomoku_cli_writes_them() {
+        let text = "# comment\n0,0, 1,0, 1,3\n\nh8i9j7\n";
+        let openings = parse_openings(text, 15, 15, Rule::exact(5)).unwrap();
+        assert_eq!(
+            openings[0],
+            vec![Move::new(7, 7), Move::new(7, 8), Move::new(10, 8)]
+        );
+        assert_eq!(
+            openings[1],
+            vec![Move::new(7, 7), Move::new(8, 8), Move::new(6, 9)]
+        );
+    }
+
+    #[test]
+    fn bad_openings_name_their_line() {
+        let error = parse_openings("0,0\n0,0,9,9\n", 9, 9, Rule::exact(5)).unwrap_err();
+        assert!(error.contains("line 2"), "{error}");
+        assert!(parse_openings("0,0,0,0", 9, 9, Rule::exact(5)).is_err());
+        assert!(parse_openings("z", 9, 9, Rule::exact(5)).is_err());
+        assert!(parse_openings("", 9, 9, Rule::exact(5)).is_err());
+    }
+
+    #[test]
+    fn random_openings_are_legal_and_undecided() {
+        let mut rng = rand::thread_rng();
+        for _ in 0..50 {
+            let moves = random_opening(&mut rng, 6, 9, 9, Rule::exact(5)).unwrap();
+            assert_eq!(moves.len(), 6);
+            assert!(check_opening(&moves, 9, 9, Rule::exact(5)).is_ok());
+        }
+        assert!(random_opening(&mut rng, 9, 3, 3, Rule::exact(3)).is_err());
+    }
+}

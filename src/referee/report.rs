@@ -1,0 +1,296 @@
+//! What a match prints: a line per finished game and the running score, as cutechess-cli prints
+//! them; Elo, LOS, draw ratio and SPRT at the end; a progress bar when on a terminal; a JSON
+//! summary on request.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::game::{GameRecord, Outcome};
+use super::schedule::Finished;
+use super::stats::{format_elo, Sprt, SprtStatus, Tally};
+
+/// Points the first player scored in a game.
+fn first_points(finished: &Finished) -> f64 {
+    match (finished.record.outcome, finished.first_is_black) {
+        (Outcome::Draw, _) => 0.5,
+        (Outcome::BlackWins, true) | (Outcome::WhiteWins, false) => 1.0,
+        _ => 0.0,
+    }
+}
+
+/// A game as the JSON summary lists it.
+#[derive(Serialize)]
+pub struct GameSummary {
+    pub game: usize,
+    pub first_player_black: bool,
+    pub result: &'static str,
+    #[serde(flatten)]
+    pub record: GameRecord,
+}
+
+#[derive(Serialize)]
+pub struct SprtSummary {
+    #[serde(flatten)]
+    pub test: Sprt,
+    pub llr: f64,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    /// H0 or H1 once a bound was crossed (the decision stands), else continue.
+    pub status: SprtStatus,
+    pub decided_after_games: Option<u64>,
+}
+
+/// The JSON summary of a match.
+#[derive(Serialize)]
+pub struct Summary {
+    pub player1: String,
+    pub player2: String,
+    pub board: String,
+    pub k: usize,
+    pub time_ms: u64,
+    pub strict: bool,
+    pub games_planned: usize,
+    pub games_played: u64,
+    #[serde(flatten)]
+    pub tally: Tally,
+    pub score: f64,
+    /// `null` for a clean sweep (infinite).
+    pub elo: Option<f64>,
+    pub elo_error: Option<f64>,
+    pub los: f64,
+    pub draw_ratio: f64,
+    /// How many games ended each way (line, board-full, time, illegal-move …).
+    pub terminations: BTreeMap<String, u64>,
+    pub sprt: Option<SprtSummary>,
+    pub games: Vec<GameSummary>,
+}
+
+pub struct Reporter {
+    names: [String; 2],
+    planned: usize,
+    quiet: bool,
+    tally: Tally,
+    /// First player's points in the first finished game of each pair still waiting for its twin.
+    half_pairs: HashMap<usize, f64>,
+    sprt: Option<Sprt>,
+    /// The test's decision and the games played when it was taken: it stands even if games
+    /// still under way then move the ratio back.
+    sprt_decision: Option<(SprtStatus, u64)>,
+    bar: ProgressBar,
+    pub games: Vec<GameSummary>,
+    terminations: BTreeMap<String, u64>,
+}
+
+impl Reporter {
+    pub fn new(names: [String; 2], planned: usize, sprt: Option<Sprt>, quiet: bool) -> Reporter {
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::with_draw_target(
+                Some(planned as u64),
+                ProgressDrawTarget::stderr_with_hz(4),
+            );
+            if let Ok(style) = ProgressStyle::with_template(
+                "[{elapsed_precise}] {wide_bar} {pos}/{len} games  {msg}",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Reporter {
+            names,
+            planned,
+            quiet,
+            tally: Tally::default(),
+            half_pairs: HashMap::new(),
+            sprt,
+            sprt_decision: None,
+            bar,
+            games: Vec::new(),
+            terminations: BTreeMap::new(),
+        }
+    }
+
+    /// Prints above the progress bar (or plainly when there is none).
+    fn say(&self, line: &str) {
+        self.bar.suspend(|| println!("{line}"));
+    }
+
+    fn score_line(&self) -> String {
+        let t = &self.tally;
+        format!(
+            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
+            self.names[0],
+            self.names[1],
+            t.wins,
+            t.losses,
+            t.draws,
+            t.score(),
+            t.games()
+        )
+    }
+
+    fn sprt_line(&self) -> Option<String> {
+        let sprt = self.sprt?;
+        let llr = sprt.llr(&self.tally);
+        let (lower, upper) = sprt.bounds();
+        let share = if llr >= 0.0 { llr / upper } else { llr / lower } * 100.0;
+        let verdict = match self.sprt_decision {
+            None | Some((SprtStatus::Continue, _)) => String::new(),
+            Some((status, games)) => {
+                let hypothesis = if status == SprtStatus::H1 { "H1" } else { "H0" };
+                if games == self.tally.games() {
+                    format!(" - {hypothesis} was accepted")
+                } else {
+                    format!(" - {hypothesis} was accepted after {games} games")
+                }
+            }
+        };
+        Some(format!(
+            "SPRT: llr {llr:.3} ({share:.1}%), lbound {lower:.2}, ubound {upper:.2}{verdict}"
+        ))
+    }
+
+    /// Takes a finished game; returns whether the SPRT (if any) has now concluded.
+    pub fn add(&mut self, finished: Finished) -> bool {
+        let points = first_points(&finished);
+        match points {
+            p if p > 0.75 => self.tally.wins += 1,
+            p if p < 0.25 => self.tally.losses += 1,
+            _ => self.tally.draws += 1,
+        }
+        let pair = finished.index / 2;
+        match self.half_pairs.remove(&pair) {
+            Some(other) => self.tally.add_pair(other, points),
+            None => {
+                self.half_pairs.insert(pair, points);
+            }
+        }
+        let termination = serde_json::to_value(&finished.record.termination)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        *self.terminations.entry(termination).or_default() += 1;
+        let record = &finished.record;
+        if !self.quiet {
+            self.say(&format!(
+                "Finished game {} ({} vs {}): {} {{{}}}",
+                finished.index + 1,
+                record.black,
+                record.white,
+                record.outcome.notation(),
+                record.reason
+            ));
+            self.say(&self.score_line());
+        }
+        if let (Some(sprt), None) = (self.sprt, self.sprt_decision) {
+            let status = sprt.status(sprt.llr(&self.tally));
+            if status != SprtStatus::Continue {
+                self.sprt_decision = Some((status, self.tally.games()));
+            }
+        }
+        if let Some(line) = self.sprt_line() {
+            if !self.quiet {
+                self.say(&line);
+            }
+        }
+        self.bar.inc(1);
+        self.bar.set_message(format!(
+            "{}-{}-{} [{:.3}] Elo {}",
+            self.tally.wins,
+            self.tally.losses,
+            self.tally.draws,
+            self.tally.score(),
+            format_elo(self.tally.elo())
+        ));
+        self.games.push(GameSummary {
+            game: finished.index + 1,
+            first_player_black: finished.first_is_black,
+            result: finished.record.outcome.notation(),
+            record: finished.record,
+        });
+        self.sprt_decision.is_some()
+    }
+
+    /// Prints the closing lines.
+    pub fn finish(&mut self) {
+        self.bar.finish_and_clear();
+        let t = self.tally;
+        if self.quiet {
+            self.say(&self.score_line());
+        }
+        let margin = t.error_margin();
+        self.say(&format!(
+            "Elo difference: {} +/- {}, LOS: {:.1} %, DrawRatio: {:.1} %",
+            format_elo(t.elo()),
+            format_elo(margin),
+            t.los() * 100.0,
+            t.draw_ratio() * 100.0
+        ));
+        let p = t.pentanomial;
+        self.say(&format!(
+            "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+            p[0], p[1], p[2], p[3], p[4]
+        ));
+        let ends: Vec<String> = self
+            .terminations
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        self.say(&format!("Game endings: {}", ends.join(", ")));
+        if let Some(line) = self.sprt_line() {
+            self.say(&line);
+        }
+        if (t.games() as usize) < self.planned {
+            self.say(&format!(
+                "Match stopped after {} of {} games",
+                t.games(),
+                self.planned
+            ));
+        }
+    }
+
+    pub fn summary(self, board: String, k: usize, time_ms: u64, strict: bool) -> Summary {
+        let t = self.tally;
+        let finite = |x: f64| x.is_finite().then_some(x + 0.0);
+        let sprt = self.sprt.map(|test| {
+            let llr = test.llr(&t);
+            let (lower_bound, upper_bound) = test.bounds();
+            SprtSummary {
+                test,
+                llr,
+                lower_bound,
+                upper_bound,
+                status: self
+                    .sprt_decision
+                    .map_or(SprtStatus::Continue, |(status, _)| status),
+                decided_after_games: self.sprt_decision.map(|(_, games)| games),
+            }
+        });
+        let mut games = self.games;
+        games.sort_by_key(|g| g.game);
+        let [player1, player2] = self.names;
+        Summary {
+            player1,
+            player2,
+            board,
+            k,
+            time_ms,
+            strict,
+            games_planned: self.planned,
+            games_played: t.games(),
+            tally: t,
+            score: t.score(),
+            elo: finite(t.elo()),
+            elo_error: finite(t.error_margin()),
+            los: t.los(),
+            draw_ratio: t.draw_ratio(),
+            terminations: self.terminations,
+            sprt,
+            games,
+        }
+    }
+}

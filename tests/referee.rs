@@ -1,0 +1,527 @@
+//! `connect5 match` end to end: the real binary, real player processes, a real TCP server, real
+//! files. Small boards and short budgets keep it quick.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use connect5::board::{Board, Move, Rule, Stone};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_connect5");
+
+fn scripted(mode: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/players/scripted.sh");
+    format!("cmd:bash {} {mode}", script.display())
+}
+
+/// A fast, engine-independent builtin player.
+const ENGINE: &str = "builtin:engine=v1,depth=1,name=engine";
+
+struct Run {
+    output: Output,
+    summary: Value,
+    dir: tempfile::TempDir,
+}
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn games(&self) -> &Vec<Value> {
+        self.summary["games"].as_array().expect("games array")
+    }
+}
+
+/// Runs a match with a JSON summary and records in a fresh directory.
+fn run_match(player1: &[&str], player2: &[&str], extra: &[&str]) -> Run {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("summary.json");
+    let mut command = Command::new(BIN);
+    command.arg("match").arg("--player1").args(player1);
+    command.arg("--player2").args(player2);
+    command
+        .args(["--json"])
+        .arg(&json)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .args(extra);
+    let output = command.output().expect("run connect5 match");
+    assert!(
+        output.status.success(),
+        "match failed: {}\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let text = std::fs::read_to_string(&json).expect("summary written");
+    let summary: Value = serde_json::from_str(&text).expect("summary is JSON");
+    Run {
+        output,
+        summary,
+        dir,
+    }
+}
+
+fn cell(value: &Value) -> Move {
+    let (row, col) = if let Some(pair) = value.as_array() {
+        (pair[0].as_u64(), pair[1].as_u64())
+    } else {
+        (value["row"].as_u64(), value["col"].as_u64())
+    };
+    Move::new(row.expect("row") as usize, col.expect("col") as usize)
+}
+
+/// Replays a game of the summary on a real board: every stone legal, and a win by a line really
+/// is one, made by the last move.
+fn replay(game: &Value) -> Board {
+    let rows = game["rows"].as_u64().unwrap() as usize;
+    let cols = game["cols"].as_u64().unwrap() as usize;
+    let rule = Rule::exact(game["k"].as_u64().unwrap() as usize);
+    let mut board = Board::new(rows, cols).unwrap();
+    let mut stone = Stone::Black;
+    let stones: Vec<Move> = game["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(game["moves"].as_array().unwrap())
+        .map(cell)
+        .collect();
+    for (i, &mv) in stones.iter().enumerate() {
+        board.play(mv, stone).expect("recorded move is legal");
+        let last = i + 1 == stones.len();
+        let wins = board.wins_at(mv, stone, rule);
+        if game["termination"] == "line" && last {
+            assert!(wins, "recorded win is a real line: {game}");
+            let expected = if stone == Stone::Black {
+                "blackwins"
+            } else {
+                "whitewins"
+            };
+            assert_eq!(game["outcome"], expected);
+        } else {
+            assert!(!wins, "game went on after a win: {game}");
+        }
+        stone = stone.opponent();
+    }
+    board
+}
+
+fn terminations(run: &Run) -> Vec<String> {
+    run.games()
+        .iter()
+        .map(|g| g["termination"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Asserts every game was lost by the player named `loser` with `termination`, and returns the
+/// reasons.
+fn all_lost_by(run: &Run, loser: &str, termination: &str) -> Vec<String> {
+    let games = run.games();
+    assert!(!games.is_empty());
+    games
+        .iter()
+        .map(|game| {
+            assert_eq!(game["termination"], termination, "{game}");
+            let loser_colour = if game["black"] == loser {
+                "whitewins"
+            } else {
+                "blackwins"
+            };
+            assert_eq!(game["outcome"], loser_colour, "{game}");
+            game["reason"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn builtin_against_builtin_plays_pairs_and_reports() {
+    let run = run_match(
+        &["builtin:engine=v1,depth=2,name=deep"],
+        &["builtin:engine=v1,depth=1,name=shallow"],
+        &[
+            "--board",
+            "7x7",
+            "--time",
+            "50",
+            "--games",
+            "4",
+            "--random-opening",
+            "2",
+            "--seed",
+            "7",
+            "--concurrency",
+            "2",
+        ],
+    );
+    let stdout = run.stdout();
+    assert_eq!(stdout.matches("Finished game ").count(), 4, "{stdout}");
+    assert!(stdout.contains("Score of deep vs shallow: "), "{stdout}");
+    assert!(stdout.contains("Elo difference: "), "{stdout}");
+    assert!(stdout.contains("LOS: ") && stdout.contains("DrawRatio: "));
+    let s = &run.summary;
+    assert_eq!(s["games_played"], 4);
+    let total = s["wins"].as_u64().unwrap() + s["losses"].as_u64().unwrap();
+    assert_eq!(total + s["draws"].as_u64().unwrap(), 4);
+    let pairs: u64 = s["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(pairs, 2);
+    // Pairs share their opening, colours swapped.
+    let games = run.games();
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0]["opening"], pair[1]["opening"]);
+        assert_eq!(pair[0]["opening"].as_array().unwrap().len(), 2);
+        assert_eq!(pair[0]["black"], pair[1]["white"]);
+    }
+    for game in games {
+        assert_ne!(game["termination"], "time", "{game}");
+        replay(game);
+    }
+}
+
+#[test]
+fn builtin_against_our_own_binary_in_stdio_mode() {
+    let own = format!("cmd:{BIN} stdio --engine v1");
+    let run = run_match(
+        &[ENGINE],
+        &[own.as_str(), "name=stdio"],
+        &["--board", "9x9", "--time", "100", "--games", "2"],
+    );
+    for game in run.games() {
+        let termination = game["termination"].as_str().unwrap();
+        assert!(
+            ["line", "board-full"].contains(&termination),
+            "regular end expected: {game}"
+        );
+        replay(game);
+    }
+    assert!(run.stdout().contains("(engine vs stdio)"));
+    assert!(run.stdout().contains("(stdio vs engine)"));
+}
+
+/// `connect5 serve` on a port the system picks, its stderr (where it logs) read by a thread.
+struct Server {
+    child: Child,
+    address: String,
+    log: std::thread::JoinHandle<Vec<String>>,
+}
+
+fn start_server() -> Server {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--engine", "v1"])
+        .env("RUST_LOG", "debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start connect5 serve");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut address = None;
+    for line in lines.by_ref() {
+        let line = line.expect("server log line");
+        if let Some(at) = line.find("listening on ") {
+            address = Some(line[at + "listening on ".len()..].trim().to_string());
+            break;
+        }
+    }
+    let address = address.expect("server says where it listens");
+    let log = std::thread::spawn(move || lines.map_while(Result::ok).collect());
+    Server {
+        child,
+        address,
+        log,
+    }
+}
+
+#[test]
+fn tcp_player_keeps_one_connection_for_the_whole_match() {
+    let mut server = start_server();
+    let tcp = format!("tcp:{}", server.address);
+    let run = run_match(
+        &[tcp.as_str(), "name=server"],
+        &[ENGINE],
+        &["--board", "7x7", "--time", "100", "--games", "4"],
+    );
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let log = server.log.join().unwrap();
+    let connections = log.iter().filter(|l| l.contains("connected")).count();
+    assert_eq!(connections, 1, "one connection for four games: {log:?}");
+    assert_eq!(run.games().len(), 4);
+    for game in run.games() {
+        assert!(
+            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
+            "{game}"
+        );
+        replay(game);
+    }
+}
+
+#[test]
+fn an_unreachable_server_or_program_is_one_clear_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    for player in [
+        format!("tcp:127.0.0.1:{port}"),
+        "cmd:/nonexistent/player".to_string(),
+    ] {
+        let output = Command::new(BIN)
+            .args(["match", "--player1", ENGINE, "--player2", &player])
+            .args(["--board", "7x7", "--games", "2"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--player2"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
+
+const MISBEHAVING: &[&str] = &["--board", "7x7", "--time", "100", "--games", "2"];
+
+#[test]
+fn an_illegal_move_loses() {
+    for (mode, says) in [
+        ("illegal", "outside the 7x7 board"),
+        ("occupied", "occupied"),
+    ] {
+        let bad = scripted(mode);
+        let run = run_match(&[ENGINE], &[bad.as_str(), "name=bad"], MISBEHAVING);
+        for reason in all_lost_by(&run, "bad", "illegal-move") {
+            assert!(reason.contains(says), "{reason}");
+        }
+    }
+}
+
+#[test]
+fn a_garbage_line_loses() {
+    let bad = scripted("garbage");
+    let run = run_match(&[ENGINE], &[bad.as_str(), "name=bad"], MISBEHAVING);
+    for reason in all_lost_by(&run, "bad", "unparsable") {
+        assert!(reason.contains("hello referee"), "{reason}");
+    }
+}
+
+#[test]
+fn a_crash_loses_and_the_next_game_gets_a_fresh_process() {
+    let bad = scripted("crash");
+    let run = run_match(&[ENGINE], &[bad.as_str(), "name=bad"], MISBEHAVING);
+    // Both games reach the player's first move: the second was played by a new process.
+    let reasons = all_lost_by(&run, "bad", "crash");
+    assert_eq!(reasons.len(), 2);
+    for reason in reasons {
+        assert!(reason.contains("exit code 3"), "{reason}");
+        assert!(
+            reason.contains("crashing on purpose"),
+            "stderr kept: {reason}"
+        );
+    }
+    let log = std::fs::read_to_string(run.dir.path().join("logs/bad.0.stderr.log")).unwrap();
+    assert_eq!(log.matches("crashing on purpose").count(), 2);
+}
+
+#[test]
+fn a_player_sleeping_past_the_budget_is_killed_and_loses_on_time() {
+    let bad = scripted("sleep 30");
+    let started = Instant::now();
+    let run = run_match(&[ENGINE], &[bad.as_str(), "name=bad"], MISBEHAVING);
+    // Two 30-second sleeps were cut short: the runner does not wait for a hung player.
+    assert!(started.elapsed() < Duration::from_secs(25));
+    for reason in all_lost_by(&run, "bad", "time") {
+        assert!(reason.contains("on time"), "{reason}");
+    }
+}
+
+#[test]
+fn half_the_budget_late_is_tolerated_unless_strict() {
+    // 400 ms budget, 50 ms grace: a 520 ms first answer is 70 ms over, within the 200 ms the
+    // course rule tolerates, and a loss under --strict.
+    let late = scripted("sleep-once 0.52");
+    let common = [
+        "--board",
+        "7x7",
+        "--time",
+        "400",
+        "--games",
+        "1",
+        "--max-moves",
+        "6",
+    ];
+    let tolerant = run_match(&[ENGINE], &[late.as_str(), "name=late"], &common);
+    assert_eq!(terminations(&tolerant), vec!["move-limit"]);
+    let first_late_move = &tolerant.games()[0]["moves"][1];
+    assert!(first_late_move["ms"].as_u64().unwrap() >= 500);
+
+    let mut strict_args = common.to_vec();
+    strict_args.push("--strict");
+    let strict = run_match(&[ENGINE], &[late.as_str(), "name=late"], &strict_args);
+    for reason in all_lost_by(&strict, "late", "time") {
+        assert!(reason.contains("budget 400 ms"), "{reason}");
+    }
+}
+
+fn read_psq(path: &PathBuf) -> (usize, usize, Vec<Move>, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let size = header
+        .strip_prefix("Piskvorky ")
+        .and_then(|rest| rest.split(',').next())
+        .unwrap();
+    let (width, height) = size.split_once('x').unwrap();
+    let mut moves = Vec::new();
+    let mut rest = Vec::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        match fields.as_slice() {
+            [x, y, _] if x.parse::<usize>().is_ok() => moves.push(Move::new(
+                y.parse::<usize>().unwrap() - 1,
+                x.parse::<usize>().unwrap() - 1,
+            )),
+            _ => rest.push(line.to_string()),
+        }
+    }
+    (height.parse().unwrap(), width.parse().unwrap(), moves, rest)
+}
+
+#[test]
+fn records_replay_as_the_games_that_were_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let psq = dir.path().join("psq");
+    let sgf = dir.path().join("games.sgf");
+    let run = run_match(
+        &["builtin:engine=v1,depth=1,name=one"],
+        &["builtin:engine=v1,depth=2,name=two"],
+        &[
+            "--board",
+            "9x7",
+            "--time",
+            "50",
+            "--games",
+            "2",
+            "--random-opening",
+            "3",
+            "--psq",
+            psq.to_str().unwrap(),
+            "--sgf",
+            sgf.to_str().unwrap(),
+        ],
+    );
+    let sgf_text = std::fs::read_to_string(&sgf).unwrap();
+    let trees: Vec<&str> = sgf_text.lines().collect();
+    assert_eq!(trees.len(), 2);
+    for game in run.games() {
+        let number = game["game"].as_u64().unwrap();
+        let (rows, cols, moves, trailer) = read_psq(&psq.join(format!("game-{number:04}.psq")));
+        assert_eq!((rows, cols), (9, 7));
+        let board = replay(game);
+        let mut from_file = Board::new(rows, cols).unwrap();
+        let mut stone = Stone::Black;
+        for mv in &moves {
+            from_file.play(*mv, stone).unwrap();
+            stone = stone.opponent();
+        }
+        assert_eq!(from_file, board, "psq replays to the final position");
+        assert_eq!(trailer[0], game["black"].as_str().unwrap());
+        assert_eq!(trailer[1], game["white"].as_str().unwrap());
+        // The SGF tree of this game: same players, one node per stone, SZ as columns:rows.
+        let tree = trees
+            .iter()
+            .find(|t| t.contains(&format!("RO[{number}]")))
+            .unwrap();
+        assert!(tree.starts_with("(;FF[4]GM[4]"));
+        assert!(tree.contains("SZ[7:9]"));
+        assert!(tree.contains(&format!("PB[{}]", game["black"].as_str().unwrap())));
+        assert_eq!(
+            tree.matches(";B[").count() + tree.matches(";W[").count(),
+            moves.len()
+        );
+    }
+}
+
+#[test]
+fn openings_file_is_used_pair_by_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("openings.txt");
+    std::fs::write(&openings, "# two openings\n0,0, 1,0, 1,1\nd4e5\n").unwrap();
+    let run = run_match(
+        &[ENGINE],
+        &["builtin:engine=v1,depth=1,name=other"],
+        &[
+            "--board",
+            "9x9",
+            "--time",
+            "50",
+            "--games",
+            "4",
+            "--openings",
+            openings.to_str().unwrap(),
+        ],
+    );
+    let games = run.games();
+    let first: Vec<Move> = games[0]["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(cell)
+        .collect();
+    assert_eq!(
+        first,
+        vec![Move::new(4, 4), Move::new(4, 5), Move::new(5, 5)]
+    );
+    assert_eq!(games[1]["opening"], games[0]["opening"]);
+    let second: Vec<Move> = games[2]["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(cell)
+        .collect();
+    assert_eq!(second, vec![Move::new(3, 3), Move::new(4, 4)]);
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "0,0, 9,9\n").unwrap();
+    let output = Command::new(BIN)
+        .args(["match", "--player1", ENGINE, "--player2", "builtin"])
+        .args(["--board", "9x9", "--openings", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("line 1"));
+}
+
+#[test]
+fn sprt_stops_the_match_at_a_bound() {
+    let bad = scripted("garbage");
+    let run = run_match(
+        &[ENGINE],
+        &[bad.as_str(), "name=bad"],
+        &[
+            "--board",
+            "7x7",
+            "--time",
+            "50",
+            "--games",
+            "200",
+            "--sprt",
+            "elo0=0",
+            "elo1=20",
+            "alpha=0.05",
+            "beta=0.05",
+        ],
+    );
+    let played = run.summary["games_played"].as_u64().unwrap();
+    assert!(played < 200, "stopped early, after {played}");
+    assert_eq!(run.summary["sprt"]["status"], "h1");
+    // Decided on finished pairs only.
+    let decided = run.summary["sprt"]["decided_after_games"].as_u64().unwrap();
+    assert!(decided % 2 == 0 && decided <= played, "{decided}");
+    assert!(run.summary["sprt"]["llr"].as_f64().unwrap() >= 2.94);
+    let stdout = run.stdout();
+    assert!(stdout.contains("H1 was accepted"), "{stdout}");
+    assert!(stdout.contains("Match stopped after"), "{stdout}");
+}
