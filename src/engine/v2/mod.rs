@@ -160,8 +160,32 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     if let Some((cell, plies)) = searcher.vcf_root(me, ROOT_VCF_DEPTH) {
         return decide(searcher, cell, WIN - plies, plies as u32);
     }
+    if let Some((cell, plies)) = root_vct(searcher, me) {
+        return decide(searcher, cell, WIN - plies, plies as u32);
+    }
     let result = searcher.iterate(me, &mut root, max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1));
     decide(searcher, result.cell, result.score, result.depth)
+}
+
+/// Share of the budget the root VCT may use, and its node cap when the search has no clock.
+const VCT_TIME_SHARE: f64 = 0.25;
+const VCT_NODES_UNLIMITED: u64 = 200_000;
+const VCT_MAX_DEPTH: u32 = 12;
+
+/// A VCT search at the root, bounded by a share of the time (or a node cap without a clock);
+/// leaves the searcher ready for the main search.
+fn root_vct(searcher: &mut Searcher<'_>, me: usize) -> Option<(usize, i32)> {
+    if searcher.deadline_is_unlimited() {
+        searcher.node_limit = searcher.nodes + VCT_NODES_UNLIMITED;
+    } else {
+        let share = searcher.deadline_remaining().mul_f64(VCT_TIME_SHARE);
+        searcher.soft_stop = Some(std::time::Instant::now() + share);
+    }
+    let found = searcher.vct_root(me, VCT_MAX_DEPTH);
+    searcher.node_limit = u64::MAX;
+    searcher.soft_stop = None;
+    searcher.aborted = searcher.deadline_expired();
+    found
 }
 
 fn first_empty_candidate(searcher: &Searcher<'_>) -> Option<usize> {

@@ -24,8 +24,6 @@ pub const F5: u8 = 9;
 
 /// Cells seen on each side of the centre.
 pub const HALF: usize = 5;
-/// Bits of a line key: ten neighbours, two bits each (0 empty, 1 black, 2 white, 3 wall).
-pub const KEY_BITS: u32 = 20;
 
 const REL_EMPTY: u8 = 0;
 const REL_OWN: u8 = 1;
@@ -131,10 +129,25 @@ impl Classifier {
     }
 }
 
-/// The pattern table of one rule: `codes[key]` is what black makes by playing the centre of a
-/// line whose neighbours are `key`; white uses the same table through [`swap_colours`].
+/// The pattern table of one rule, indexed by a *relative* line state: for one colour, each of
+/// the eight inner neighbours is empty, own or blocked (opponent or wall), and each of the two
+/// outermost is own or not (they only matter by making an overline). That is 3^8 * 4 = 26 244
+/// states, a table small enough to stay in the first-level cache. Positions keep, per cell,
+/// direction and colour, the state index itself, updated by adding a per-field delta when a
+/// stone lands nearby, so a lookup is one load.
 pub struct PatternTable {
     codes: Vec<u8>,
+    /// Index increment when field `f` turns from empty to own (`[f][1]`) or blocked (`[f][0]`).
+    deltas: [[u16; 2]; 2 * HALF],
+}
+
+/// Position in the line (0..=10, centre 5) of key field `f` (0..10, the centre skipped).
+fn field_to_line(f: usize) -> usize {
+    if f < HALF {
+        f
+    } else {
+        f + 1
+    }
 }
 
 impl PatternTable {
@@ -144,65 +157,72 @@ impl PatternTable {
             overline_wins,
             memo: vec![UNKNOWN; REL_STATES],
         };
-        // Weight of each key field in the relative index, so a key maps to its state by ten
-        // additions instead of a decode per key.
-        let mut weight = [[0usize; 4]; 2 * HALF];
-        let field_to_line = |f: usize| if f < HALF { f } else { f + 1 };
-        for (f, w) in weight.iter_mut().enumerate() {
+        let mut deltas = [[0u16; 2]; 2 * HALF];
+        for (f, delta) in deltas.iter_mut().enumerate() {
             let pos = field_to_line(f);
-            for (value, slot) in w.iter_mut().enumerate() {
+            for (own, slot) in delta.iter_mut().enumerate() {
                 let mut line = [REL_EMPTY; LINE];
-                line[pos] = match value {
-                    0 => REL_EMPTY,
-                    1 => REL_OWN,
-                    _ => REL_BLOCKED,
-                };
-                if pos == 0 || pos == LINE - 1 {
-                    // The outermost cells only matter as own stones (they can make an overline).
-                    if line[pos] != REL_OWN {
-                        line[pos] = REL_EMPTY;
-                    }
+                line[pos] = if own == 1 { REL_OWN } else { REL_BLOCKED };
+                if (pos == 0 || pos == LINE - 1) && own == 0 {
+                    // The outermost cells only matter as own stones.
+                    line[pos] = REL_EMPTY;
                 }
-                *slot = rel_index(&line);
+                *slot = rel_index(&line) as u16;
             }
         }
-        // Fill the memo for every relative state reachable from a key.
-        let mut by_state = vec![UNKNOWN; REL_STATES];
-        let codes = (0..1usize << KEY_BITS)
-            .map(|key| {
-                let idx: usize = (0..2 * HALF).map(|f| weight[f][(key >> (2 * f)) & 3]).sum();
-                if by_state[idx] == UNKNOWN {
-                    let mut line = [REL_EMPTY; LINE];
-                    for f in 0..2 * HALF {
-                        let pos = field_to_line(f);
-                        line[pos] = match (key >> (2 * f)) & 3 {
-                            0 => REL_EMPTY,
-                            1 => REL_OWN,
-                            _ => REL_BLOCKED,
-                        };
-                    }
-                    line[CENTRE] = REL_OWN;
-                    by_state[idx] = classifier.classify(&mut line);
-                }
-                by_state[idx]
+        let codes = (0..REL_STATES)
+            .map(|idx| {
+                let mut line = decode(idx);
+                classifier.classify(&mut line)
             })
             .collect();
-        PatternTable { codes }
+        PatternTable { codes, deltas }
     }
 
-    /// Pattern made by `colour` (0 black, 1 white) playing the centre of a line keyed `key`.
+    /// State-index increment when the cell of field `f` gets a stone that is `own` or not.
     #[inline]
+    pub fn delta(&self, f: usize, own: bool) -> u16 {
+        self.deltas[f][usize::from(own)]
+    }
+
+    /// Pattern made by playing the centre of a line in relative state `index`.
+    #[inline]
+    pub fn code_at(&self, index: u16) -> u8 {
+        self.codes[index as usize]
+    }
+
+    /// Pattern made by `colour` (0 black, 1 white) playing the centre of a line whose ten
+    /// neighbours are `key` (two bits per field: 0 empty, 1 black, 2 white, 3 wall).
+    #[cfg(test)]
     pub fn code(&self, key: u32, colour: usize) -> u8 {
-        let key = if colour == 0 { key } else { swap_colours(key) };
-        self.codes[key as usize]
+        let mut index = 0u16;
+        for f in 0..2 * HALF {
+            let value = (key >> (2 * f)) & 3;
+            if value != 0 {
+                index += self.delta(f, value as usize == colour + 1);
+            }
+        }
+        self.code_at(index)
     }
 }
 
-/// Exchanges black and white in a key (01 <-> 10 in every two-bit field; walls stay walls).
-#[inline]
-pub fn swap_colours(key: u32) -> u32 {
-    const LOW: u32 = 0x55555;
-    ((key & LOW) << 1) | ((key >> 1) & LOW)
+/// The line (centre own) of a relative state index; the inverse of `rel_index`.
+fn decode(mut idx: usize) -> [u8; LINE] {
+    let mut line = [REL_EMPTY; LINE];
+    line[CENTRE] = REL_OWN;
+    if idx % 2 == 1 {
+        line[LINE - 1] = REL_OWN;
+    }
+    idx /= 2;
+    if idx % 2 == 1 {
+        line[0] = REL_OWN;
+    }
+    idx /= 2;
+    for &i in [1usize, 2, 3, 4, 6, 7, 8, 9].iter().rev() {
+        line[i] = (idx % 3) as u8;
+        idx /= 3;
+    }
+    line
 }
 
 /// The table for a rule with `k` in 1..=5, built on first use and shared afterwards (it is a pure

@@ -1,4 +1,4 @@
-//! The search position: a padded grid with per-cell, per-direction line keys and patterns, all
+//! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
 use super::pattern::{self, Combos, PatternTable, HALF, NUM_CLASSES};
@@ -31,7 +31,8 @@ pub struct Position {
     pub cols: usize,
     pub width: usize,
     cells: Vec<u8>,
-    keys: Vec<[u32; 4]>,
+    /// Per cell, direction and colour: the relative line state (see `PatternTable`).
+    lines: Vec<[[u16; 2]; 4]>,
     /// Per cell and colour: four 4-bit directional pattern codes.
     words: Vec<[u16; 2]>,
     class_counts: [[u32; NUM_CLASSES]; 2],
@@ -70,7 +71,7 @@ impl Position {
             cols,
             width,
             cells,
-            keys: vec![[0; 4]; size],
+            lines: vec![[[0; 2]; 4]; size],
             words: vec![[0; 2]; size],
             class_counts: [[0; NUM_CLASSES]; 2],
             value_sums: [0; 2],
@@ -84,36 +85,35 @@ impl Position {
             table,
             combos: pattern::combos(),
         };
-        // Keys of the empty board: only walls are set.
+        // Line states of the empty board: only walls are set.
         for cell in 0..size {
             let (r, c) = ((cell / width) as isize, (cell % width) as isize);
-            for d in 0..4 {
-                let mut key = 0u32;
+            for (d, (dr, dc)) in [(0isize, 1isize), (1, 0), (1, 1), (1, -1)]
+                .into_iter()
+                .enumerate()
+            {
                 for f in 0..2 * HALF {
                     let offset = if f < HALF {
                         f as isize - HALF as isize
                     } else {
                         f as isize - HALF as isize + 1
                     };
-                    let (dr, dc) = match d {
-                        0 => (0, 1),
-                        1 => (1, 0),
-                        2 => (1, 1),
-                        _ => (1, -1),
-                    };
                     let (nr, nc) = (r + dr * offset, c + dc * offset);
-                    let value = if nr < 0 || nc < 0 || nr >= height as isize || nc >= w {
-                        WALL
-                    } else {
-                        pos.cells[nr as usize * width + nc as usize]
-                    };
-                    key |= (value as u32) << (2 * f);
+                    let wall = nr < 0
+                        || nc < 0
+                        || nr >= height as isize
+                        || nc >= w
+                        || pos.cells[nr as usize * width + nc as usize] == WALL;
+                    if wall {
+                        for colour in 0..2 {
+                            pos.lines[cell][d][colour] += table.delta(f, false);
+                        }
+                    }
                 }
-                pos.keys[cell][d] = key;
             }
             if pos.cells[cell] == EMPTY {
                 for colour in 0..2 {
-                    let word = pos.word_from_keys(cell, colour);
+                    let word = pos.word_from_lines(cell, colour);
                     pos.words[cell][colour] = word;
                     pos.add_contribution(cell, colour, 1);
                 }
@@ -214,10 +214,10 @@ impl Position {
             .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
     }
 
-    fn word_from_keys(&self, cell: usize, colour: Colour) -> u16 {
+    fn word_from_lines(&self, cell: usize, colour: Colour) -> u16 {
         let mut word = 0u16;
         for d in 0..4 {
-            word |= (self.table.code(self.keys[cell][d], colour) as u16) << (4 * d);
+            word |= (self.table.code_at(self.lines[cell][d][colour]) as u16) << (4 * d);
         }
         word
     }
@@ -240,9 +240,8 @@ impl Position {
         if self.cells[cell] != EMPTY {
             return;
         }
-        let key = self.keys[cell][d];
         for colour in 0..2 {
-            let code = self.table.code(key, colour) as u16;
+            let code = self.table.code_at(self.lines[cell][d][colour]) as u16;
             let old = self.words[cell][colour];
             let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
             if new != old {
@@ -259,8 +258,7 @@ impl Position {
         for c in 0..2 {
             self.add_contribution(cell, c, -1);
         }
-        let value = colour as u32 + 1;
-        self.cells[cell] = value as u8;
+        self.cells[cell] = colour as u8 + 1;
         self.hash ^= zobrist(cell, colour);
         self.empties -= 1;
         self.stones += 1;
@@ -268,10 +266,16 @@ impl Position {
             let step = self.dirs[d];
             for i in 1..=HALF {
                 let after = (cell as isize + step * i as isize) as usize;
-                self.keys[after][d] |= value << (2 * (HALF - i));
+                let f = HALF - i;
+                let line = &mut self.lines[after][d];
+                line[colour] = line[colour].wrapping_add(self.table.delta(f, true));
+                line[1 - colour] = line[1 - colour].wrapping_add(self.table.delta(f, false));
                 self.refresh(after, d);
                 let before = (cell as isize - step * i as isize) as usize;
-                self.keys[before][d] |= value << (2 * (HALF - 1 + i));
+                let f = HALF - 1 + i;
+                let line = &mut self.lines[before][d];
+                line[colour] = line[colour].wrapping_add(self.table.delta(f, true));
+                line[1 - colour] = line[1 - colour].wrapping_add(self.table.delta(f, false));
                 self.refresh(before, d);
             }
         }
@@ -290,15 +294,21 @@ impl Position {
             let step = self.dirs[d];
             for i in 1..=HALF {
                 let after = (cell as isize + step * i as isize) as usize;
-                self.keys[after][d] &= !(3 << (2 * (HALF - i)));
+                let f = HALF - i;
+                let line = &mut self.lines[after][d];
+                line[colour] = line[colour].wrapping_sub(self.table.delta(f, true));
+                line[1 - colour] = line[1 - colour].wrapping_sub(self.table.delta(f, false));
                 self.refresh(after, d);
                 let before = (cell as isize - step * i as isize) as usize;
-                self.keys[before][d] &= !(3 << (2 * (HALF - 1 + i)));
+                let f = HALF - 1 + i;
+                let line = &mut self.lines[before][d];
+                line[colour] = line[colour].wrapping_sub(self.table.delta(f, true));
+                line[1 - colour] = line[1 - colour].wrapping_sub(self.table.delta(f, false));
                 self.refresh(before, d);
             }
         }
         for c in 0..2 {
-            self.words[cell][c] = self.word_from_keys(cell, c);
+            self.words[cell][c] = self.word_from_lines(cell, c);
             self.add_contribution(cell, c, 1);
         }
         self.touch_near(cell, false);
@@ -334,7 +344,18 @@ impl Position {
         }
     }
 
-    /// Whether the incremental patterns, counts and sums equal a recomputation from the keys.
+    /// Whether two positions hold the same stones, line states, patterns, counts and sums.
+    #[cfg(test)]
+    pub fn same_state(&self, other: &Position) -> bool {
+        self.cells == other.cells
+            && self.lines == other.lines
+            && self.class_counts == other.class_counts
+            && self.value_sums == other.value_sums
+            && (0..self.cells.len())
+                .all(|c| self.cells[c] != EMPTY || self.words[c] == other.words[c])
+    }
+
+    /// Whether the incremental patterns, counts and sums equal a recomputation from the lines.
     #[cfg(test)]
     pub fn recomputed_matches(&self) -> bool {
         let mut counts = [[0u32; NUM_CLASSES]; 2];
@@ -344,7 +365,7 @@ impl Position {
                 continue;
             }
             for colour in 0..2 {
-                let word = self.word_from_keys(cell, colour);
+                let word = self.word_from_lines(cell, colour);
                 if word != self.words[cell][colour] {
                     return false;
                 }
@@ -379,9 +400,17 @@ mod tests {
         assert!(pos.recomputed_matches());
         let hash = pos.hash();
         let moves = [(0, 0), (6, 9), (3, 3), (5, 5), (0, 9)];
+        let mut played = board.clone();
         for (i, &(r, c)) in moves.iter().enumerate() {
             pos.make(pos.cell_of(Move::new(r, c)), i % 2);
+            let stone = if i % 2 == 0 {
+                Stone::Black
+            } else {
+                Stone::White
+            };
+            played.play(Move::new(r, c), stone).unwrap();
             assert!(pos.recomputed_matches());
+            assert!(pos.same_state(&Position::new(&played, table)));
         }
         for &(r, c) in moves.iter().rev() {
             pos.unmake(pos.cell_of(Move::new(r, c)));

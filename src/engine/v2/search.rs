@@ -12,6 +12,8 @@ pub const MAX_PLY: usize = 128;
 const INF: i32 = WIN + 1;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 const CHECK_EVERY: u64 = 256;
+/// Plies a leaf facing an open three is searched beyond the nominal depth.
+const QUIESCENCE_PLIES: i32 = 4;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
@@ -34,6 +36,9 @@ pub struct Searcher<'a> {
     deadline: &'a Deadline,
     pub nodes: u64,
     pub aborted: bool,
+    /// A limit of a sub-search (the root VCT) below the deadline: a node count, and an instant.
+    pub(super) node_limit: u64,
+    pub(super) soft_stop: Option<std::time::Instant>,
     killers: Vec<[usize; 2]>,
     history: Vec<[u32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
@@ -94,13 +99,26 @@ fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Colour) ->
     } else if pos.class(cell, opp) >= pattern::C_FOUR_THREE {
         score += 10_000;
     }
-    score + (history[cell][me] >> 4).min(2_000) as i32
+    score
+        + history
+            .get(cell)
+            .map_or(0, |h| (h[me] >> 4).min(2_000) as i32)
 }
 
 pub struct RootResult {
     pub cell: usize,
     pub score: i32,
     pub depth: u32,
+}
+
+/// Quiet moves searched at a node of this depth before the rest are pruned.
+fn late_move_limit(depth: i32, pv_node: bool) -> usize {
+    let base = 5 + 3 * depth.max(0) as usize;
+    if pv_node {
+        2 * base
+    } else {
+        base
+    }
 }
 
 #[inline]
@@ -136,6 +154,8 @@ impl<'a> Searcher<'a> {
             deadline,
             nodes: 0,
             aborted: false,
+            node_limit: u64::MAX,
+            soft_stop: None,
             killers: vec![[usize::MAX; 2]; MAX_PLY + 1],
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -148,7 +168,13 @@ impl<'a> Searcher<'a> {
     #[inline]
     pub(super) fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(CHECK_EVERY) && self.deadline.expired() {
+        if self.nodes.is_multiple_of(CHECK_EVERY)
+            && (self.deadline.expired()
+                || self.nodes >= self.node_limit
+                || self
+                    .soft_stop
+                    .is_some_and(|t| std::time::Instant::now() >= t))
+        {
             self.aborted = true;
         }
         self.aborted
@@ -206,7 +232,12 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY - 2 {
             return self.evaluate(me);
         }
-        if depth <= 0 && opp_fives == 0 {
+        // Quiescence: a leaf facing a four, or (down to a few plies) an open three or double
+        // four, is searched on through its forced replies instead of being evaluated.
+        if depth <= 0
+            && opp_fives == 0
+            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, C_WIN_NEXT) == 0)
+        {
             return self.leaf(me, ply);
         }
         let pv_node = beta - alpha > 1;
@@ -246,6 +277,11 @@ impl<'a> Searcher<'a> {
             let quiet = set == MoveSet::All
                 && self.pos.class(cell, me) < C_THREE
                 && self.pos.class(cell, opp) < C_THREE;
+            // Late-move pruning: quiet moves far down the ordering are not searched at all
+            // (the ordering puts every threat and every defence first).
+            if quiet && i >= late_move_limit(depth, pv_node) && best > -WIN_THRESHOLD {
+                continue;
+            }
             self.pos.make(cell, me);
             let new_depth = depth - 1 + extension;
             let mut score;
@@ -434,5 +470,13 @@ impl<'a> Searcher<'a> {
 impl Searcher<'_> {
     pub fn deadline_expired(&self) -> bool {
         self.deadline.expired()
+    }
+
+    pub fn deadline_is_unlimited(&self) -> bool {
+        self.deadline.is_unlimited()
+    }
+
+    pub fn deadline_remaining(&self) -> std::time::Duration {
+        self.deadline.remaining()
     }
 }

@@ -4,7 +4,7 @@
 //! here is a forced win under the rule of the pattern table (exact five by default), because each
 //! four is read from that table and the defender's own fives are checked at every step.
 
-use super::pattern::{C_FOUR, C_WIN, C_WIN_NEXT};
+use super::pattern::{C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::Colour;
 use super::search::Searcher;
 
@@ -117,5 +117,142 @@ impl Searcher<'_> {
             }
         }
         None
+    }
+}
+
+impl Searcher<'_> {
+    /// Plies to the attacker's five when `att`, to move, wins by a sequence of fours and threes
+    /// (VCT) of at most `depth` attacker moves; 0 when none is found. After a three, every
+    /// defence (the cells that take away the coming open four, and the defender's own fours) is
+    /// tried, so a VCT found here is a forced win under the rule of the pattern table.
+    pub fn vct(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        let def = 1 - att;
+        if self.pos.count(att, C_WIN) > 0 {
+            return 1;
+        }
+        let def_fives = self.pos.count(def, C_WIN);
+        if def_fives >= 2 || ply + 2 >= self.cell_lists.len() {
+            return 0;
+        }
+        if def_fives == 0 && self.pos.count(att, C_WIN_NEXT) > 0 {
+            return 3;
+        }
+        if depth == 0 {
+            return 0;
+        }
+        // Facing an open three (or a four), only fours keep the initiative.
+        if def_fives == 1 || self.pos.count(def, C_WIN_NEXT) > 0 {
+            return self.vcf(att, depth, ply);
+        }
+        let mut threats = std::mem::take(&mut self.cell_lists[ply]);
+        self.pos.cells_of_class(att, C_THREE, &mut threats);
+        {
+            let pos = &self.pos;
+            threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
+        }
+        let mut result = 0;
+        for &cell in &threats {
+            result = self.vct_move(att, cell, depth, ply);
+            if result > 0 || self.aborted {
+                break;
+            }
+        }
+        self.cell_lists[ply] = threats;
+        result
+    }
+
+    /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
+    fn vct_move(&mut self, att: Colour, cell: usize, depth: u32, ply: usize) -> i32 {
+        let def = 1 - att;
+        self.pos.make(cell, att);
+        let plies = if let Some(completion) = self.pos.find_win(att) {
+            // A four: the reply is forced (unless the defender wins first).
+            if self.pos.count(def, C_WIN) > 0 {
+                0
+            } else {
+                self.pos.make(completion, def);
+                let p = self.vct(att, depth - 1, ply + 1);
+                self.pos.unmake(completion);
+                if p > 0 {
+                    p + 2
+                } else {
+                    0
+                }
+            }
+        } else if self.pos.count(att, C_WIN_NEXT) == 0 {
+            // Not a real threat after all.
+            0
+        } else {
+            let mut replies = Vec::new();
+            self.answer_all_defences(att, depth, ply, &mut replies)
+        };
+        self.pos.unmake(cell);
+        if self.aborted {
+            0
+        } else {
+            plies
+        }
+    }
+
+    /// The first move of a VCT for `att` (to move, facing no four and no open three), searched
+    /// with growing depth until a win, `max_depth`, or the searcher's limits.
+    pub fn vct_root(&mut self, att: Colour, max_depth: u32) -> Option<(usize, i32)> {
+        let def = 1 - att;
+        if self.pos.count(def, C_WIN) > 0 || self.pos.count(def, C_WIN_NEXT) > 0 {
+            return None;
+        }
+        let mut threats = Vec::new();
+        self.pos.cells_of_class(att, C_THREE, &mut threats);
+        {
+            let pos = &self.pos;
+            threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
+        }
+        let mut depth = 2;
+        while depth <= max_depth {
+            for &cell in &threats {
+                let plies = self.vct_move(att, cell, depth, 0);
+                if self.aborted {
+                    return None;
+                }
+                if plies > 0 {
+                    return Some((cell, plies));
+                }
+            }
+            depth += 2;
+        }
+        None
+    }
+
+    /// After the attacker's three: the longest win over every defender reply, or 0 when one
+    /// reply escapes.
+    fn answer_all_defences(
+        &mut self,
+        att: Colour,
+        depth: u32,
+        ply: usize,
+        replies: &mut Vec<(usize, i32)>,
+    ) -> i32 {
+        let def = 1 - att;
+        let set = super::search::generate_moves(&mut self.pos, &[], def, replies);
+        debug_assert_ne!(set, super::search::MoveSet::All);
+        let defences: Vec<usize> = replies.iter().map(|&(c, _)| c).collect();
+        if defences.is_empty() {
+            // No defence and no four: open four next, then five.
+            return 5;
+        }
+        let mut longest = 0;
+        for reply in defences {
+            self.pos.make(reply, def);
+            let p = self.vct(att, depth - 1, ply + 1);
+            self.pos.unmake(reply);
+            if p == 0 || self.aborted {
+                return 0;
+            }
+            longest = longest.max(p + 2);
+        }
+        longest
     }
 }
