@@ -331,8 +331,7 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
         if interrupt::requested() {
-            // Games under way are dropped: on a terminal their players got the same signal and
-            // would only add crash verdicts.
+            // Games under way are dropped: their players are killed below.
             interrupted = true;
             stop.store(true, Ordering::Relaxed);
             break;
@@ -358,7 +357,9 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     if interrupted {
-        // The workers may be waiting on players that ignore the signal: do not wait for them.
+        // The workers may be waiting on players: end the players (they run in process groups of
+        // their own, so the terminal's signal did not reach them) and do not wait for the games.
+        player::kill_all_players();
         std::process::exit(130);
     }
     Ok(())

@@ -510,16 +510,22 @@ impl ProcessPlayer {
                 Stdio::null()
             }
         };
-        let mut child = Command::new(&self.words[0])
+        let mut command = Command::new(&self.words[0]);
+        command
             .args(&self.words[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
+            .stderr(stderr);
+        // Its own process group, so that killing the player also kills whatever it started (an
+        // engine behind a wrapper script would otherwise go on burning CPU).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| Fault::Unavailable(format!("cannot run {:?}: {e}", self.words[0])))?;
+        register_group(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill(&mut child);
             return Err(Fault::Unavailable(
                 "no pipes to the child process".to_string(),
             ));
@@ -582,7 +588,44 @@ fn last_line_of(path: &Path) -> Option<String> {
         .map(|line| line.chars().take(120).collect())
 }
 
+/// Process groups of the program players alive, so that an interrupted match can end them all.
+static LIVE_GROUPS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn register_group(leader: u32) {
+    if let Ok(mut groups) = LIVE_GROUPS.lock() {
+        groups.push(leader);
+    }
+}
+
+/// Kills every process of a player's group (what is left of it once the player itself has ended:
+/// whatever a wrapper script started).
+fn end_group(leader: u32) {
+    if let Ok(mut groups) = LIVE_GROUPS.lock() {
+        groups.retain(|&g| g != leader);
+    }
+    #[cfg(unix)]
+    if let Ok(group) = libc::pid_t::try_from(leader) {
+        // SAFETY: kill takes plain integers; a negative pid names the process group the child
+        // leads (it was spawned with process_group(0)), which holds only the player's processes.
+        let _ = unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+/// Ends every program player still running (an interrupted match exits without waiting for its
+/// games).
+pub fn kill_all_players() {
+    let groups = LIVE_GROUPS
+        .lock()
+        .map(|mut g| std::mem::take(&mut *g))
+        .unwrap_or_default();
+    for leader in groups {
+        end_group(leader);
+    }
+}
+
+/// Kills the player and every process of its group.
 fn kill(child: &mut Child) {
+    end_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -592,7 +635,10 @@ fn reap(child: &mut Child) -> String {
     let until = Instant::now() + Duration::from_millis(500);
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return describe_status(status),
+            Ok(Some(status)) => {
+                end_group(child.id());
+                return describe_status(status);
+            }
             Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
                 kill(child);
