@@ -1,5 +1,6 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -45,7 +46,7 @@ struct PlayerArgs {
     #[arg(long = "banner", value_name = "TEXT")]
     banners: Vec<String>,
     /// The word that tells the referee the player is ready (the 2020 course referee waits for PRET).
-    #[arg(long, default_value = connect5::protocol::READY_WORD)]
+    #[arg(long, default_value = connect5::protocol::READY_WORD, value_parser = one_word)]
     ready_word: String,
     /// Which search answers: v2 (the tournament engine) or v1 (the baseline).
     #[arg(long, value_enum, default_value_t = EngineKind::default())]
@@ -63,13 +64,14 @@ struct PlayerArgs {
 
 #[derive(Args, Debug)]
 struct ServeArgs {
-    /// Port to listen on, on 127.0.0.1 (as `serveurjoueur.exe 1199`); overrides --listen.
+    /// Port to listen on, on 127.0.0.1 (as `serveurjoueur.exe 1199`); instead of --listen.
+    #[arg(conflicts_with = "listen")]
     port: Option<u16>,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:1199")]
     listen: SocketAddr,
     /// Connections served at once; further ones get a one-line error and are closed.
-    #[arg(long, default_value_t = 512)]
+    #[arg(long, default_value_t = 512, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections: usize,
     #[command(flatten)]
     player: PlayerArgs,
@@ -97,12 +99,22 @@ impl PlayerArgs {
     }
 }
 
+/// A ready word must be something a referee can wait for: one non-empty word.
+fn one_word(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
+        Err("the ready word must be one word, without spaces".to_string())
+    } else {
+        Ok(text.to_string())
+    }
+}
+
 fn init_logging(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .init();
 }
 
@@ -161,7 +173,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             })?;
             tracing::info!("listening on {}", listener.local_addr()?);
             let config = ServerConfig {
-                max_connections: args.max_connections.max(1),
+                max_connections: args.max_connections,
             };
             server::serve(listener, shared, config, stop).await
         })
