@@ -423,6 +423,7 @@ fn live_windows(board: &Board, rule: Rule, empties: &[Move]) -> Vec<Window> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::WIN_THRESHOLD;
     use std::time::{Duration, Instant};
 
     fn solve(rows: &[&str], rule: Rule) -> Decision {
