@@ -179,7 +179,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
 }
 
 /// Share of the time left after the root VCT that the main search may use.
-const SEARCH_TIME_SHARE: f64 = 0.6;
+const SEARCH_TIME_SHARE: f64 = 0.5;
 /// Root moves checked against the opponent's VCT, and the node cap of one check without a clock.
 const SAFETY_CHECKS: usize = 6;
 const SAFETY_NODES_UNLIMITED: u64 = 20_000;
@@ -205,7 +205,12 @@ fn safe_choice(
         if searcher.deadline_is_unlimited() {
             searcher.node_limit = searcher.nodes + SAFETY_NODES_UNLIMITED;
         } else {
-            let share = searcher.deadline_remaining() / (candidates.len() - i) as u32;
+            // The searched move gets most of the time: it is the one usually played.
+            let share = if i == 0 {
+                searcher.deadline_remaining().mul_f64(0.6)
+            } else {
+                searcher.deadline_remaining() / (candidates.len() - i) as u32
+            };
             searcher.soft_stop = Some(std::time::Instant::now() + share);
         }
         searcher.pos.make(cell, me);
