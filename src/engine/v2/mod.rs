@@ -163,12 +163,75 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     if let Some((cell, plies)) = root_vct(searcher, me) {
         return decide(searcher, cell, WIN - plies, plies as u32);
     }
+    // The main search leaves part of the time to check its choice against the opponent's VCT.
+    if !searcher.deadline_is_unlimited() {
+        let share = searcher.deadline_remaining().mul_f64(SEARCH_TIME_SHARE);
+        searcher.soft_stop = Some(std::time::Instant::now() + share);
+    }
     let result = searcher.iterate(me, &mut root, max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1));
-    decide(searcher, result.cell, result.score, result.depth)
+    searcher.soft_stop = None;
+    searcher.aborted = searcher.deadline_expired();
+    if result.score.abs() > crate::engine::WIN_THRESHOLD || searcher.aborted {
+        return decide(searcher, result.cell, result.score, result.depth);
+    }
+    let cell = safe_choice(searcher, me, result.cell, &root);
+    decide(searcher, cell, result.score, result.depth)
+}
+
+/// Share of the time left after the root VCT that the main search may use.
+const SEARCH_TIME_SHARE: f64 = 0.5;
+/// Root moves checked against the opponent's VCT, and the node cap of one check without a clock.
+const SAFETY_CHECKS: usize = 6;
+const SAFETY_NODES_UNLIMITED: u64 = 20_000;
+const SAFETY_VCT_DEPTH: u32 = 10;
+
+/// The searched move, unless the opponent has a VCT against it; then the first of the next best
+/// root moves that survives the same check (or the searched move when none does or time runs
+/// out). A safety net for attacks deeper than the main search saw.
+fn safe_choice(
+    searcher: &mut Searcher<'_>,
+    me: usize,
+    chosen: usize,
+    root: &[(usize, i32)],
+) -> usize {
+    let mut candidates = vec![chosen];
+    candidates.extend(
+        root.iter()
+            .map(|&(c, _)| c)
+            .filter(|&c| c != chosen)
+            .take(SAFETY_CHECKS - 1),
+    );
+    for (i, &cell) in candidates.iter().enumerate() {
+        if searcher.deadline_is_unlimited() {
+            searcher.node_limit = searcher.nodes + SAFETY_NODES_UNLIMITED;
+        } else {
+            // The searched move gets most of the time: it is the one usually played.
+            let share = if i == 0 {
+                searcher.deadline_remaining().mul_f64(0.6)
+            } else {
+                searcher.deadline_remaining() / (candidates.len() - i) as u32
+            };
+            searcher.soft_stop = Some(std::time::Instant::now() + share);
+        }
+        searcher.pos.make(cell, me);
+        let refuted = searcher.vct_root(1 - me, SAFETY_VCT_DEPTH).is_some();
+        searcher.pos.unmake(cell);
+        let timed_out = searcher.aborted;
+        searcher.node_limit = u64::MAX;
+        searcher.soft_stop = None;
+        searcher.aborted = searcher.deadline_expired();
+        if searcher.aborted || (i == 0 && timed_out) {
+            return chosen;
+        }
+        if !refuted && !timed_out {
+            return cell;
+        }
+    }
+    chosen
 }
 
 /// Share of the budget the root VCT may use, and its node cap when the search has no clock.
-const VCT_TIME_SHARE: f64 = 0.25;
+const VCT_TIME_SHARE: f64 = 0.2;
 const VCT_NODES_UNLIMITED: u64 = 200_000;
 const VCT_MAX_DEPTH: u32 = 12;
 

@@ -122,9 +122,10 @@ impl Searcher<'_> {
 
 impl Searcher<'_> {
     /// Plies to the attacker's five when `att`, to move, wins by a sequence of fours and threes
-    /// (VCT) of at most `depth` attacker moves; 0 when none is found. After a three, every
+    /// (VCT) of at most `depth` attacker threats; 0 when none is found. After a three, every
     /// defence (the cells that take away the coming open four, and the defender's own fours) is
-    /// tried, so a VCT found here is a forced win under the rule of the pattern table.
+    /// tried; a defender's four is blocked and the attack goes on if its threat still stands. So
+    /// a VCT found here is a forced win under the rule of the pattern table.
     pub fn vct(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
         if self.tick() {
             return 0;
@@ -137,15 +138,35 @@ impl Searcher<'_> {
         if def_fives >= 2 || ply + 2 >= self.cell_lists.len() {
             return 0;
         }
-        if def_fives == 0 && self.pos.count(att, C_WIN_NEXT) > 0 {
+        if def_fives == 1 {
+            // The defender's four must be blocked; the attack survives only if the attacker
+            // still threatens something afterwards.
+            let Some(block) = self.pos.find_win(def) else {
+                return 0;
+            };
+            self.pos.make(block, att);
+            let plies = self.defender_turn(att, depth, ply + 1);
+            self.pos.unmake(block);
+            return if plies > 0 && !self.aborted {
+                plies + 1
+            } else {
+                0
+            };
+        }
+        if self.pos.count(att, C_WIN_NEXT) > 0 {
             return 3;
         }
         if depth == 0 {
             return 0;
         }
-        // Facing an open three (or a four), only fours keep the initiative.
-        if def_fives == 1 || self.pos.count(def, C_WIN_NEXT) > 0 {
+        // Facing an open three, only fours keep the initiative.
+        if self.pos.count(def, C_WIN_NEXT) > 0 {
             return self.vcf(att, depth, ply);
+        }
+        let key = self.pos.hash() ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let slot = key as usize & (self.vcf_cache.len() - 1);
+        if self.vcf_cache[slot][0] == key && self.vcf_cache[slot][1] >= depth as u64 {
+            return 0;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
         self.pos.cells_of_class(att, C_THREE, &mut threats);
@@ -161,40 +182,55 @@ impl Searcher<'_> {
             }
         }
         self.cell_lists[ply] = threats;
+        if result == 0 && !self.aborted {
+            self.vcf_cache[slot] = [key, depth as u64];
+        }
         result
     }
 
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
     fn vct_move(&mut self, att: Colour, cell: usize, depth: u32, ply: usize) -> i32 {
-        let def = 1 - att;
         self.pos.make(cell, att);
-        let plies = if let Some(completion) = self.pos.find_win(att) {
-            // A four: the reply is forced (unless the defender wins first).
-            if self.pos.count(def, C_WIN) > 0 {
-                0
-            } else {
-                self.pos.make(completion, def);
-                let p = self.vct(att, depth - 1, ply + 1);
-                self.pos.unmake(completion);
-                if p > 0 {
-                    p + 2
-                } else {
-                    0
-                }
-            }
-        } else if self.pos.count(att, C_WIN_NEXT) == 0 {
-            // Not a real threat after all.
-            0
-        } else {
-            let mut replies = Vec::new();
-            self.answer_all_defences(att, depth, ply, &mut replies)
-        };
+        let plies = self.defender_turn(att, depth - 1, ply + 1);
         self.pos.unmake(cell);
-        if self.aborted {
-            0
+        if plies > 0 && !self.aborted {
+            plies + 1
         } else {
-            plies
+            0
         }
+    }
+
+    /// The defender to move against the attacker's threat: plies to the attacker's five over
+    /// every reply, or 0 when a reply escapes (or the attacker threatens nothing).
+    fn defender_turn(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
+        let def = 1 - att;
+        let att_fives = self.pos.count(att, C_WIN);
+        if self.pos.count(def, C_WIN) > 0 {
+            return 0;
+        }
+        if att_fives >= 2 {
+            return 2;
+        }
+        if att_fives == 0 && self.pos.count(att, C_WIN_NEXT) == 0 {
+            return 0;
+        }
+        let mut replies = Vec::new();
+        super::search::generate_moves(&mut self.pos, &[], def, &mut replies);
+        if replies.is_empty() {
+            // No defence and no four: open four next, then five.
+            return 4;
+        }
+        let mut longest = 0;
+        for (reply, _) in replies {
+            self.pos.make(reply, def);
+            let plies = self.vct(att, depth, ply + 1);
+            self.pos.unmake(reply);
+            if plies == 0 || self.aborted {
+                return 0;
+            }
+            longest = longest.max(plies + 1);
+        }
+        longest
     }
 
     /// The first move of a VCT for `att` (to move, facing no four and no open three), searched
@@ -224,35 +260,5 @@ impl Searcher<'_> {
             depth += 2;
         }
         None
-    }
-
-    /// After the attacker's three: the longest win over every defender reply, or 0 when one
-    /// reply escapes.
-    fn answer_all_defences(
-        &mut self,
-        att: Colour,
-        depth: u32,
-        ply: usize,
-        replies: &mut Vec<(usize, i32)>,
-    ) -> i32 {
-        let def = 1 - att;
-        let set = super::search::generate_moves(&mut self.pos, &[], def, replies);
-        debug_assert_ne!(set, super::search::MoveSet::All);
-        let defences: Vec<usize> = replies.iter().map(|&(c, _)| c).collect();
-        if defences.is_empty() {
-            // No defence and no four: open four next, then five.
-            return 5;
-        }
-        let mut longest = 0;
-        for reply in defences {
-            self.pos.make(reply, def);
-            let p = self.vct(att, depth - 1, ply + 1);
-            self.pos.unmake(reply);
-            if p == 0 || self.aborted {
-                return 0;
-            }
-            longest = longest.max(p + 2);
-        }
-        longest
     }
 }
