@@ -30,9 +30,10 @@ pub enum TimeVerdict {
 }
 
 impl TimeControl {
-    /// The budget sent for a move, after the overrun carried from the player's previous move.
-    pub fn budget_after(&self, carry: Duration) -> Duration {
-        self.budget.saturating_sub(carry)
+    /// The budget sent for a move: the player's own time if it has one, else the match's, less
+    /// the overrun carried from the player's previous move.
+    pub fn budget_after(&self, own: Option<Duration>, carry: Duration) -> Duration {
+        own.unwrap_or(self.budget).saturating_sub(carry)
     }
 
     /// The longest reply accepted for a move sent with `budget`.
@@ -242,15 +243,17 @@ pub fn play_game(
             );
             return record;
         }
-        let budget = settings.time.budget_after(carry[stone.index()]);
-        let allowed = settings.time.allowed(budget);
-        // A little past the allowed time, so that an answer arriving right at the limit is judged
-        // on its own timestamp rather than lost to the wait.
-        let limit = allowed + Duration::from_millis(20);
         let player: &mut dyn Player = match stone {
             Stone::Black => &mut *black,
             Stone::White => &mut *white,
         };
+        let budget = settings
+            .time
+            .budget_after(player.time_per_move(), carry[stone.index()]);
+        let allowed = settings.time.allowed(budget);
+        // A little past the allowed time, so that an answer arriving right at the limit is judged
+        // on its own timestamp rather than lost to the wait.
+        let limit = allowed + Duration::from_millis(20);
         let winner = stone.opponent();
         let lose = |record: &mut GameRecord, termination, why: String| {
             let reason = format!("{} wins: {} {why}", capitalized(winner), stone.name());
@@ -486,13 +489,14 @@ mod tests {
             TimeVerdict::InTime { carry: ms(20) }
         );
         // Always 120 ms: 100 → 80 budget (40 over, tolerated) → 60 budget (60 over: lost).
-        assert_eq!(tc.budget_after(ms(20)), ms(80));
+        assert_eq!(tc.budget_after(None, ms(20)), ms(80));
+        assert_eq!(tc.budget_after(Some(ms(400)), ms(20)), ms(380));
         assert_eq!(
             tc.judge(ms(80), ms(120)),
             TimeVerdict::InTime { carry: ms(40) }
         );
         assert!(matches!(
-            tc.judge(tc.budget_after(ms(40)), ms(120)),
+            tc.judge(tc.budget_after(None, ms(40)), ms(120)),
             TimeVerdict::Lost { .. }
         ));
         assert!(matches!(

@@ -106,6 +106,7 @@ Player specs (--player1, --player2): one kind, then key=value options.
   cmd:PROGRAM ARGS   a program speaking the Connect5 protocol on stdin/stdout (quote it)
   tcp:HOST:PORT      a Connect5 TCP server (one connection per player, kept for the match)
   name=NAME          the name shown in every report (all kinds)
+  time=MS            this player's own time per move, instead of --time (all kinds)
 Example:
   connect5 match --player1 builtin:engine=v1,depth=2,name=d2 --player2 builtin:engine=v1,depth=1,name=d1 \\
       --board 9x9 --time 100 --games 100 --random-opening 4 --concurrency 2";

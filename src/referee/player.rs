@@ -71,6 +71,41 @@ pub trait Player: Send {
     ) -> Result<Answer, Fault>;
     /// Ends the player for good (end of match).
     fn close(&mut self);
+    /// This player's own thinking time per move (`time=`), instead of the match's `--time`.
+    fn time_per_move(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// A player with a thinking time of its own (`time=MS`), for matches such as an engine at 400 ms
+/// against itself at 100 ms.
+struct OwnTime {
+    inner: Box<dyn Player>,
+    time: Duration,
+}
+
+impl Player for OwnTime {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn prepare(&mut self) -> Result<(), Fault> {
+        self.inner.prepare()
+    }
+    fn ask(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        budget: Duration,
+        limit: Duration,
+    ) -> Result<Answer, Fault> {
+        self.inner.ask(board, rule, budget, limit)
+    }
+    fn close(&mut self) {
+        self.inner.close()
+    }
+    fn time_per_move(&self) -> Option<Duration> {
+        Some(self.time)
+    }
 }
 
 /// What `--player1`/`--player2` describe.
@@ -88,6 +123,8 @@ pub enum PlayerKind {
 pub struct PlayerSpec {
     pub name: String,
     pub kind: PlayerKind,
+    /// Thinking time per move of this player, when not the match's.
+    pub time: Option<Duration>,
 }
 
 /// Parses a player description: tokens that are either a kind (`builtin[:key=value,…]`,
@@ -95,6 +132,7 @@ pub struct PlayerSpec {
 /// `engine=`, `depth=`, `hash=`).
 pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
     let mut name: Option<String> = None;
+    let mut time: Option<Duration> = None;
     let mut kind: Option<PlayerKind> = None;
     let mut engine_options: Vec<(String, String)> = Vec::new();
     let set_kind = |kind_slot: &mut Option<PlayerKind>, new: PlayerKind| {
@@ -155,6 +193,12 @@ pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
                 }
                 name = Some(value);
             }
+            ("time", _) => {
+                let ms: u64 = value
+                    .parse()
+                    .map_err(|_| format!("time={value:?} is not a whole number of milliseconds"))?;
+                time = Some(Duration::from_millis(ms));
+            }
             ("engine", PlayerKind::Builtin(config)) => config.kind = value.parse::<EngineKind>()?,
             ("depth", PlayerKind::Builtin(config)) => {
                 let depth: u32 = value
@@ -176,13 +220,13 @@ pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
             }
             (other, _) => {
                 return Err(format!(
-                    "unknown player option {other:?} (name=, engine=, depth=, hash=, cmd=, tcp=)"
+                    "unknown player option {other:?} (name=, time=, engine=, depth=, hash=, cmd=, tcp=)"
                 ))
             }
         }
     }
     let name = name.unwrap_or_else(|| default_name(&kind));
-    Ok(PlayerSpec { name, kind })
+    Ok(PlayerSpec { name, kind, time })
 }
 
 fn default_name(kind: &PlayerKind) -> String {
@@ -262,6 +306,17 @@ pub struct PlayerContext {
 
 /// Builds the player a spec describes. Nothing is started until [`Player::prepare`].
 pub fn make_player(spec: &PlayerSpec, context: &PlayerContext) -> Box<dyn Player> {
+    let player = make_player_of_kind(spec, context);
+    match spec.time {
+        Some(time) => Box::new(OwnTime {
+            inner: player,
+            time,
+        }),
+        None => player,
+    }
+}
+
+fn make_player_of_kind(spec: &PlayerSpec, context: &PlayerContext) -> Box<dyn Player> {
     match &spec.kind {
         PlayerKind::Builtin(config) => Box::new(BuiltinPlayer {
             name: spec.name.clone(),
@@ -979,6 +1034,11 @@ mod tests {
         let spec = parse_player_spec(&words("tcp:127.0.0.1:1199 name=server")).unwrap();
         assert!(matches!(&spec.kind, PlayerKind::Tcp(a) if a == "127.0.0.1:1199"));
         assert_eq!(spec.name, "server");
+        assert_eq!(spec.time, None);
+
+        let spec = parse_player_spec(&words("builtin:engine=v2,time=400 name=slow")).unwrap();
+        assert_eq!(spec.time, Some(Duration::from_millis(400)));
+        assert!(parse_player_spec(&words("builtin time=soon")).is_err());
     }
 
     #[test]
