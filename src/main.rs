@@ -1,5 +1,6 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -45,7 +46,7 @@ struct PlayerArgs {
     #[arg(long = "banner", value_name = "TEXT")]
     banners: Vec<String>,
     /// The word that tells the referee the player is ready (the 2020 course referee waits for PRET).
-    #[arg(long, default_value = connect5::protocol::READY_WORD)]
+    #[arg(long, default_value = connect5::protocol::READY_WORD, value_parser = one_word)]
     ready_word: String,
     /// Which search answers: v2 (the tournament engine) or v1 (the baseline).
     #[arg(long, value_enum, default_value_t = EngineKind::default())]
@@ -63,13 +64,14 @@ struct PlayerArgs {
 
 #[derive(Args, Debug)]
 struct ServeArgs {
-    /// Port to listen on, on 127.0.0.1 (as `serveurjoueur.exe 1199`); overrides --listen.
+    /// Port to listen on, on 127.0.0.1 (as `serveurjoueur.exe 1199`); instead of --listen.
+    #[arg(conflicts_with = "listen")]
     port: Option<u16>,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:1199")]
     listen: SocketAddr,
     /// Connections served at once; further ones get a one-line error and are closed.
-    #[arg(long, default_value_t = 512)]
+    #[arg(long, default_value_t = 512, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections: usize,
     #[command(flatten)]
     player: PlayerArgs,
@@ -97,38 +99,55 @@ impl PlayerArgs {
     }
 }
 
+/// A ready word must be something a referee can wait for: one non-empty word.
+fn one_word(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
+        Err("the ready word must be one word, without spaces".to_string())
+    } else {
+        Ok(text.to_string())
+    }
+}
+
 fn init_logging(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .init();
 }
 
-/// Cancels `stop` on SIGINT or SIGTERM.
+/// Cancels `stop` on SIGINT or SIGTERM. The handlers are installed before this returns (call it
+/// inside the runtime, before announcing readiness): a signal sent the moment the process says it
+/// is listening must stop it cleanly, not kill it.
 fn stop_on_signals(stop: CancellationToken) {
-    tokio::spawn(async move {
-        let interrupt = tokio::signal::ctrl_c();
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            match signal(SignalKind::terminate()) {
-                Ok(mut terminate) => {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let streams = signal(SignalKind::interrupt()).and_then(|interrupt| {
+            signal(SignalKind::terminate()).map(|terminate| (interrupt, terminate))
+        });
+        match streams {
+            Ok((mut interrupt, mut terminate)) => {
+                tokio::spawn(async move {
                     tokio::select! {
-                        _ = interrupt => {}
+                        _ = interrupt.recv() => {}
                         _ = terminate.recv() => {}
                     }
-                }
-                Err(_) => {
-                    let _ = interrupt.await;
-                }
+                    tracing::info!("signal received: stopping");
+                    stop.cancel();
+                });
             }
+            Err(error) => tracing::warn!(%error, "cannot watch for signals"),
         }
-        #[cfg(not(unix))]
-        let _ = interrupt.await;
-        tracing::info!("signal received: stopping");
-        stop.cancel();
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("signal received: stopping");
+            stop.cancel();
+        }
     });
 }
 
@@ -147,14 +166,14 @@ fn serve(args: ServeArgs) -> ExitCode {
     let shared = args.player.shared();
     let result = runtime().and_then(|rt| {
         rt.block_on(async {
+            let stop = CancellationToken::new();
+            stop_on_signals(stop.clone());
             let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
             })?;
             tracing::info!("listening on {}", listener.local_addr()?);
-            let stop = CancellationToken::new();
-            stop_on_signals(stop.clone());
             let config = ServerConfig {
-                max_connections: args.max_connections.max(1),
+                max_connections: args.max_connections,
             };
             server::serve(listener, shared, config, stop).await
         })

@@ -224,19 +224,38 @@ impl LineReader {
 /// How long a request partly read when the process is told to stop may take to arrive in full.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
-async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) -> io::Result<()> {
-    let mut bytes = Vec::with_capacity(line.len() + 1);
-    bytes.extend_from_slice(line.as_bytes());
-    bytes.push(b'\n');
-    writer.write_all(&bytes).await?;
-    writer.flush().await
+/// The session's output. A failed write does not end the session: the input decides when it
+/// ends, so that a client that wrote `shutdown` and hung up before reading the banner still stops
+/// the server. After the first failure nothing more is written.
+struct Replies<W> {
+    writer: W,
+    broken: bool,
+}
+
+impl<W: AsyncWrite + Unpin> Replies<W> {
+    async fn line(&mut self, line: &str) {
+        if self.broken {
+            return;
+        }
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let written = async {
+            self.writer.write_all(&bytes).await?;
+            self.writer.flush().await
+        };
+        if let Err(error) = written.await {
+            tracing::debug!(%error, "the peer no longer reads: replies are dropped");
+            self.broken = true;
+        }
+    }
 }
 
 /// Runs one session to its end. `stop` ends it between requests (never in the middle of
 /// answering one).
 pub async fn run<R, W>(
     mut reader: R,
-    mut writer: W,
+    writer: W,
     shared: Arc<Shared>,
     stop: CancellationToken,
 ) -> io::Result<SessionEnd>
@@ -244,10 +263,14 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    let mut out = Replies {
+        writer,
+        broken: false,
+    };
     for banner in &shared.config.banners {
-        write_line(&mut writer, banner).await?;
+        out.line(banner).await;
     }
-    write_line(&mut writer, &shared.config.ready_word).await?;
+    out.line(&shared.config.ready_word).await;
 
     let mut decoder = Decoder::new(shared.config.overline_wins);
     let mut lines = LineReader::default();
@@ -276,7 +299,7 @@ where
         let event = match read {
             LineRead::Eof => match decoder.finish() {
                 Some(Event::Error(error)) => {
-                    write_line(&mut writer, &format!("ERROR {error}")).await?;
+                    out.line(&format!("ERROR {error}")).await;
                     return Ok(SessionEnd::EndOfInput);
                 }
                 _ => return Ok(SessionEnd::EndOfInput),
@@ -290,14 +313,15 @@ where
             Some(Event::Shutdown) => return Ok(SessionEnd::Shutdown),
             Some(Event::Error(error)) => {
                 tracing::info!(%error, "bad request");
-                write_line(&mut writer, &format!("ERROR {error}")).await?;
+                out.line(&format!("ERROR {error}")).await;
             }
             Some(Event::Request(request)) => {
                 let budget = request.budget;
                 let answer = answer(request, received, &shared).await;
-                write_line(&mut writer, &answer).await?;
+                out.line(&answer).await;
                 let elapsed = received.elapsed();
-                if elapsed > budget {
+                // Below the watchdog's floor a reply cannot be on time; that is no news.
+                if elapsed > budget.max(WATCHDOG_FLOOR) {
                     tracing::warn!(?elapsed, ?budget, "reply written after its budget");
                 } else {
                     tracing::trace!(?elapsed, ?budget, "reply written");
@@ -311,11 +335,13 @@ where
 /// CPU on a crowded machine) and answers without it: shortly before the budget ends, but never
 /// sooner than a search given no time at all needs to answer (the exact solution of a tiny board).
 fn watchdog_delay(budget: Duration) -> Duration {
-    const LEAST: Duration = Duration::from_millis(10);
     budget
         .saturating_sub(Duration::from_millis(3) + budget / 20)
-        .max(LEAST)
+        .max(WATCHDOG_FLOOR)
 }
+
+/// The least time the watchdog gives a search.
+const WATCHDOG_FLOOR: Duration = Duration::from_millis(10);
 
 /// Search recursion is bounded by the ply limit; this leaves ample room.
 const SEARCH_STACK_BYTES: usize = 8 << 20;

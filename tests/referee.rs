@@ -519,9 +519,152 @@ fn sprt_stops_the_match_at_a_bound() {
     assert_eq!(run.summary["sprt"]["status"], "h1");
     // Decided on finished pairs only.
     let decided = run.summary["sprt"]["decided_after_games"].as_u64().unwrap();
-    assert!(decided % 2 == 0 && decided <= played, "{decided}");
+    assert!(decided.is_multiple_of(2) && decided <= played, "{decided}");
     assert!(run.summary["sprt"]["llr"].as_f64().unwrap() >= 2.94);
     let stdout = run.stdout();
     assert!(stdout.contains("H1 was accepted"), "{stdout}");
     assert!(stdout.contains("Match stopped after"), "{stdout}");
+}
+
+/// A TCP player that answers one move per connection, then hangs up.
+fn start_forgetful_server() -> (String, std::thread::JoinHandle<usize>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let handle = std::thread::spawn(move || {
+        let mut accepted = 0;
+        // Ends when the match is over: the test connects once more with `stop`.
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            accepted += 1;
+            writeln!(stream, "forgetful test server\nREADY").unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).unwrap() == 0 || first.trim() == "stop" {
+                return accepted - 1;
+            }
+            let rows: usize = first.split_whitespace().next().unwrap().parse().unwrap();
+            let mut answer = None;
+            for r in 0..rows {
+                let mut row = String::new();
+                reader.read_line(&mut row).unwrap();
+                if answer.is_none() {
+                    answer = row.trim_end().find('0').map(|c| format!("{r} {c}"));
+                }
+            }
+            let mut time = String::new();
+            reader.read_line(&mut time).unwrap();
+            writeln!(stream, "{}", answer.unwrap()).unwrap();
+        }
+        accepted
+    });
+    (address, handle)
+}
+
+#[test]
+fn a_closed_connection_loses_and_the_next_game_reconnects() {
+    use std::io::Write;
+    let (address, server) = start_forgetful_server();
+    let tcp = format!("tcp:{address}");
+    let run = run_match(
+        &[tcp.as_str(), "name=forgetful"],
+        &[ENGINE],
+        &["--board", "7x7", "--time", "100", "--games", "2"],
+    );
+    for reason in all_lost_by(&run, "forgetful", "crash") {
+        assert!(reason.contains("closed"), "{reason}");
+    }
+    // Each game made its own connection, after the check connection before the match.
+    let mut stop = std::net::TcpStream::connect(&address).unwrap();
+    writeln!(stop, "stop").unwrap();
+    assert_eq!(server.join().unwrap(), 2);
+}
+
+#[test]
+fn concurrent_games_each_have_their_own_processes() {
+    // Thinking 50 ms a move, one worker cannot finish all four games before the other starts.
+    let thinker = scripted("sleep 0.05");
+    let run = run_match(
+        &[thinker.as_str(), "name=script"],
+        &[ENGINE],
+        &[
+            "--board",
+            "7x7",
+            "--time",
+            "100",
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+            "--random-opening",
+            "2",
+        ],
+    );
+    assert_eq!(run.games().len(), 4);
+    for game in run.games() {
+        assert!(
+            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
+            "{game}"
+        );
+        replay(game);
+    }
+    // One stderr log per worker: two processes of the same player ran side by side.
+    for worker in 0..2 {
+        let log = run
+            .dir
+            .path()
+            .join(format!("logs/script.{worker}.stderr.log"));
+        assert!(log.exists(), "{}", log.display());
+    }
+}
+
+#[test]
+fn an_interrupted_match_still_reports_the_games_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("summary.json");
+    let thinker = scripted("sleep 0.02");
+    let mut child = Command::new(BIN)
+        .args([
+            "match",
+            "--player1",
+            ENGINE,
+            "--player2",
+            &thinker,
+            "name=script",
+        ])
+        .args(["--board", "7x7", "--time", "100", "--games", "1000"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--logs")
+        .arg(dir.path().join("logs"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut transcript = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let finished = line.starts_with("Finished game");
+        transcript.push(line);
+        if finished {
+            break;
+        }
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    transcript.extend(lines.map_while(Result::ok));
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let transcript = transcript.join("\n");
+    assert!(transcript.contains("Interrupted"), "{transcript}");
+    assert!(transcript.contains("Elo difference: "), "{transcript}");
+    assert!(transcript.contains("Match stopped after"), "{transcript}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let played = summary["games_played"].as_u64().unwrap();
+    assert!((1..1000).contains(&played), "{played}");
+    assert_eq!(summary["games"].as_array().unwrap().len() as u64, played);
 }

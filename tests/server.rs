@@ -184,7 +184,7 @@ fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlig
     assert_eq!(searching.line(), warm_answer.to_string());
 
     stop(&mut server);
-    server.wait_for_log("stopping");
+    server.wait_for_log("no new connections");
     assert_not_served(server.addr);
     idle.expect_eof();
 
@@ -319,15 +319,26 @@ fn a_failing_connection_never_disturbs_the_others() {
 fn serves_256_connections_at_once() {
     let server = Server::start(&[]);
     let mut clients: Vec<TcpClient> = (0..256).map(|_| server.session()).collect();
+    // Half of them with a real search to run, all at the same time.
+    let open = board_with(15, 15, &[(7, 7), (8, 8)], &[(7, 8)]);
+    let open_request = common::request(&open, 500);
     for (index, client) in clients.iter_mut().enumerate() {
-        client.send(&good_request(index).0);
+        if index % 2 == 0 {
+            client.send(&good_request(index).0);
+        } else {
+            client.send(&open_request);
+        }
     }
     for (index, client) in clients.iter_mut().enumerate() {
-        assert_eq!(
-            client.line(),
-            good_request(index).1.to_string(),
-            "client {index}"
-        );
+        let reply = client.line();
+        if index % 2 == 0 {
+            assert_eq!(reply, good_request(index).1.to_string(), "client {index}");
+        } else {
+            common::legal_reply(&open, &reply);
+        }
+    }
+    if let Some(peak) = server.peak_resident_bytes() {
+        assert!(peak < 512 << 20, "the server peaked at {} MiB", peak >> 20);
     }
     for client in &mut clients {
         client.send("0\n");
@@ -408,7 +419,60 @@ fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
     stalled.send(&format!("{good}3 3\n000\n"));
     assert_eq!(stalled.line(), answer.to_string());
     server.signal("TERM");
-    server.wait_for_log("stopping");
+    server.wait_for_log("no new connections");
     let status = server.wait_exit_within(Duration::from_secs(10));
     assert!(status.success(), "exit status {status}");
+}
+
+/// The `listening on` line tells a supervisor the server is up; a SIGTERM right after it must
+/// already be the graceful stop (exit 0), not the default action of the signal.
+#[test]
+fn a_signal_right_after_the_listening_line_is_a_clean_stop() {
+    for signal in ["TERM", "INT"].repeat(8) {
+        let mut server = Server::start(&[]);
+        server.signal(signal);
+        let status = server.wait_exit();
+        assert!(status.success(), "SIG{signal}: exit status {status}");
+    }
+}
+
+/// Logs, even at the most detailed level, go to stderr: stdout stays empty.
+#[test]
+fn the_server_writes_nothing_on_stdout_even_with_trace_logs() {
+    let mut server = Server::start_logging(&["--listen", "127.0.0.1:0"], "trace");
+    let mut client = server.session();
+    check_every_error_kind(&mut client);
+    let open = board_with(11, 11, &[(5, 5)], &[]);
+    client.play(&open, Rule::for_board(11, 11), 100);
+    client.send("shutdown\n");
+    client.expect_eof();
+    assert!(server.wait_exit().success());
+    assert_eq!(server.stdout_after_exit(), Vec::<String>::new());
+    assert!(server.log().contains("bad request"), "{}", server.log());
+}
+
+/// Sessions share nothing: a request half sent on one connection does not mix with the requests
+/// of another.
+#[test]
+fn interleaved_requests_on_two_connections_stay_apart() {
+    let server = Server::start(&[]);
+    let mut first = server.session();
+    let mut second = server.session();
+    let (first_request, first_answer) = good_request(2);
+    let (second_request, second_answer) = good_request(6);
+    let first_lines: Vec<&str> = first_request.lines().collect();
+    let second_lines: Vec<&str> = second_request.lines().collect();
+    // Line by line, alternating; the second connection finishes first.
+    for (a, b) in first_lines
+        .iter()
+        .zip(&second_lines)
+        .take(first_lines.len() - 1)
+    {
+        first.send(&format!("{a}\n"));
+        second.send(&format!("{b}\n"));
+    }
+    second.send(&format!("{}\n", second_lines[second_lines.len() - 1]));
+    assert_eq!(second.line(), second_answer.to_string());
+    first.send(&format!("{}\n", first_lines[first_lines.len() - 1]));
+    assert_eq!(first.line(), first_answer.to_string());
 }

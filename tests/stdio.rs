@@ -157,6 +157,8 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         rows[1].to_lowercase(),
         rows[2].to_lowercase()
     );
+    // A UTF-8 byte-order mark before the dimension line (some Windows tools write one).
+    let bom = format!("\u{feff}3 3\n{}\n{}\n{}\n250\n", rows[0], rows[1], rows[2]);
     // Empty lines between requests.
     let blank_lines_first = format!("\n\r\n3 3\n{}\n{}\n{}\n250\n", rows[0], rows[1], rows[2]);
     for (what, text) in [
@@ -165,6 +167,7 @@ fn crlf_nul_bytes_and_padding_are_tolerated() {
         ("NUL and CRLF", nul_crlf),
         ("padding", padded),
         ("lowercase", lower),
+        ("byte-order mark", bom),
         ("blank lines", blank_lines_first),
     ] {
         assert_eq!(player.ask(&text).0, answer, "request with {what}: {text:?}");
@@ -336,5 +339,19 @@ fn the_smallest_and_thinnest_boards_are_played() {
     for (rows, cols) in [(2, 2), (4, 4), (1, 128), (128, 1), (2, 9), (4, 3)] {
         let position = board_with(rows, cols, &[(0, 0)], &[]);
         player.play(&position, Rule::for_board(rows, cols), 50);
+    }
+}
+
+/// READY tells the referee the player is up; a SIGTERM right after it must already be the
+/// graceful stop (exit 0), not the default action of the signal.
+#[test]
+fn a_signal_right_after_ready_is_a_clean_stop() {
+    for _ in 0..6 {
+        let mut player = StdioPlayer::spawn(&[]);
+        player.expect_ready("READY");
+        player.signal("TERM");
+        player.close_input();
+        let status = player.wait_exit();
+        assert!(status.success(), "exit status {status}");
     }
 }

@@ -55,6 +55,30 @@ pub const WIN: i32 = 1_000_000;
 /// Scores beyond this magnitude are proven wins or losses.
 pub const WIN_THRESHOLD: i32 = WIN - 10_000;
 
+/// A score as a transposition table keeps it: a proven win or loss counted from the node where it
+/// is stored rather than from the root, so that it stays right when the same position is reached
+/// at another ply.
+pub fn score_to_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score + ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// The inverse of [`score_to_table`] for a node at `ply`.
+pub fn score_from_table(score: i32, ply: usize) -> i32 {
+    if score > WIN_THRESHOLD {
+        score - ply as i32
+    } else if score < -WIN_THRESHOLD {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub mv: Move,

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use super::{Deadline, Decision, WIN, WIN_THRESHOLD};
+use super::{score_from_table, score_to_table, Deadline, Decision, WIN};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
 /// Boards with at most this many cells are always handed to the solver (4×4 with k = 4 from the
@@ -286,7 +286,7 @@ impl Solver {
         let key = self.key();
         let mut hinted = None;
         if let Some(entry) = self.table.get(&key).copied() {
-            let score = from_table(entry.score, ply);
+            let score = score_from_table(entry.score, ply);
             match entry.bound {
                 Bound::Exact => return Some(score),
                 Bound::Lower => alpha = alpha.max(score),
@@ -339,7 +339,7 @@ impl Solver {
         self.table.insert(
             self.key(),
             Entry {
-                score: to_table(score, ply),
+                score: score_to_table(score, ply),
                 bound,
                 best: best as u8,
             },
@@ -370,27 +370,6 @@ impl Solver {
             self.unmake(index);
         }
         pv
-    }
-}
-
-/// Root-relative score (win at root ply `p`) to node-relative (win `p - ply` plies from here).
-fn to_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score + ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score - ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score + ply as i32
-    } else {
-        score
     }
 }
 
@@ -444,6 +423,7 @@ fn live_windows(board: &Board, rule: Rule, empties: &[Move]) -> Vec<Window> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::WIN_THRESHOLD;
     use std::time::{Duration, Instant};
 
     fn solve(rows: &[&str], rule: Rule) -> Decision {

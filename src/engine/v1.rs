@@ -9,7 +9,9 @@
 
 use std::time::Instant;
 
-use super::{Deadline, Decision, EngineConfig, WIN, WIN_THRESHOLD};
+use super::{
+    score_from_table, score_to_table, Deadline, Decision, EngineConfig, WIN, WIN_THRESHOLD,
+};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
 const EMPTY: u8 = 0;
@@ -401,7 +403,7 @@ impl<'a> Searcher<'a> {
         let tt_move = entry.as_ref().and_then(|e| e.best);
         if let Some(entry) = &entry {
             if entry.depth >= depth {
-                let score = from_table(entry.score, ply);
+                let score = score_from_table(entry.score, ply);
                 match entry.bound {
                     Bound::Exact => return score,
                     Bound::Lower if score >= beta => return score,
@@ -450,8 +452,13 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Exact
         };
-        self.table
-            .store(self.hash, to_table(best, ply), depth, bound, best_move);
+        self.table.store(
+            self.hash,
+            score_to_table(best, ply),
+            depth,
+            bound,
+            best_move,
+        );
         best
     }
 
@@ -478,27 +485,6 @@ impl<'a> Searcher<'a> {
 
     fn to_move(&self, cell: usize) -> Move {
         Move::new(cell / self.cols, cell % self.cols)
-    }
-}
-
-/// Mate scores are stored relative to the node so they stay right when reached at another ply.
-fn to_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score + ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score - ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score + ply as i32
-    } else {
-        score
     }
 }
 

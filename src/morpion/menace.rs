@@ -17,6 +17,9 @@ use super::stats::Outcome;
 
 /// Beads per empty cell in a new box, by the number of stones already played (ply).
 pub const INITIAL_BEADS: [u32; CELLS] = [8, 8, 4, 4, 2, 2, 1, 1, 1];
+/// Beads one box may hold: far beyond what training reaches (three beads a won game), and low
+/// enough that a box's total always fits the counters.
+const MAX_BEADS_PER_BOX: u64 = 1 << 30;
 /// Beads added to each played move after a draw and after a win.
 pub const DRAW_REWARD: u32 = 1;
 pub const WIN_REWARD: u32 = 3;
@@ -139,8 +142,8 @@ impl Menace {
                         beads[cell] -= 1;
                     }
                 }
-                Outcome::Drawn => beads[cell] += DRAW_REWARD,
-                Outcome::Won => beads[cell] += WIN_REWARD,
+                Outcome::Drawn => beads[cell] = beads[cell].saturating_add(DRAW_REWARD),
+                Outcome::Won => beads[cell] = beads[cell].saturating_add(WIN_REWARD),
             }
         }
     }
@@ -179,8 +182,14 @@ impl Menace {
                     "box {grid} has beads on an occupied cell or a duplicate of a symmetric move"
                 ));
             }
-            if beads.iter().sum::<u32>() == 0 {
+            let total: u64 = beads.iter().map(|&n| u64::from(n)).sum();
+            if total == 0 {
                 return Err(format!("box {grid} has no bead left"));
+            }
+            if total > MAX_BEADS_PER_BOX {
+                return Err(format!(
+                    "box {grid} has {total} beads, more than the {MAX_BEADS_PER_BOX} a box may hold"
+                ));
             }
             if menace.boxes.insert(grid, beads).is_some() {
                 return Err(format!("box {grid} appears twice"));

@@ -108,7 +108,7 @@ impl fmt::Display for RequestError {
             }
             RequestError::UnparsableTime(line) => write!(
                 f,
-                "unparsable thinking time {}: expected one non-negative integer (ms)",
+                "bad thinking time {}: expected one non-negative number of milliseconds",
                 shown(line)
             ),
             RequestError::LineTooLong { limit } => {

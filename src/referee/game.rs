@@ -355,6 +355,116 @@ fn unreachable_board(error: crate::board::BoardError) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::referee::player::Answer;
+    use std::collections::VecDeque;
+
+    /// Plays a list of moves (then the first empty cell), each "taking" `elapsed`, and records
+    /// the budgets it was given.
+    struct Scripted {
+        moves: VecDeque<Move>,
+        elapsed: Duration,
+        budgets: Vec<Duration>,
+    }
+
+    fn scripted(moves: &[(usize, usize)], elapsed_ms: u64) -> Scripted {
+        Scripted {
+            moves: moves.iter().map(|&(r, c)| Move::new(r, c)).collect(),
+            elapsed: Duration::from_millis(elapsed_ms),
+            budgets: Vec::new(),
+        }
+    }
+
+    impl Player for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+        fn prepare(&mut self) -> Result<(), Fault> {
+            Ok(())
+        }
+        fn ask(
+            &mut self,
+            board: &Board,
+            _rule: Rule,
+            budget: Duration,
+            _limit: Duration,
+        ) -> Result<Answer, Fault> {
+            self.budgets.push(budget);
+            let mv = match self.moves.pop_front() {
+                Some(mv) => mv,
+                None => board.empty_cells().next().expect("a cell to play"),
+            };
+            Ok(Answer {
+                mv,
+                elapsed: self.elapsed,
+            })
+        }
+        fn close(&mut self) {}
+    }
+
+    fn settings(strict: bool) -> GameSettings {
+        GameSettings {
+            rows: 9,
+            cols: 9,
+            rule: Rule::exact(5),
+            time: TimeControl {
+                budget: Duration::from_millis(100),
+                strict,
+                grace: Duration::ZERO,
+            },
+            max_moves: None,
+        }
+    }
+
+    #[test]
+    fn a_six_is_no_win_and_the_game_goes_on_to_a_five() {
+        let mut black = scripted(&[(0, 0), (0, 1), (0, 2), (0, 4), (0, 5), (0, 3)], 0);
+        let mut white = scripted(&[(4, 0), (4, 1), (4, 2), (6, 6), (4, 3), (4, 4)], 0);
+        let record = play_game(&mut black, &mut white, &[], &settings(false));
+        assert_eq!(record.outcome, Outcome::WhiteWins);
+        assert_eq!(record.termination, Termination::Line);
+        assert_eq!(record.moves.len(), 12);
+        assert_eq!(record.reason, "White wins by five");
+    }
+
+    #[test]
+    fn a_player_always_late_pays_back_until_it_loses() {
+        // 120 ms every move on a 100 ms budget: budgets 100, 80, 60; lost on the third.
+        let mut late = scripted(&[], 120);
+        let mut prompt = scripted(&[], 0);
+        let record = play_game(&mut late, &mut prompt, &[], &settings(false));
+        assert_eq!(record.termination, Termination::Time);
+        assert_eq!(record.outcome, Outcome::WhiteWins);
+        let ms: Vec<u128> = late.budgets.iter().map(Duration::as_millis).collect();
+        assert_eq!(ms, vec![100, 80, 60]);
+        assert!(record.reason.contains("budget 60 ms"), "{}", record.reason);
+
+        let mut late = scripted(&[], 120);
+        let mut prompt = scripted(&[], 0);
+        let record = play_game(&mut late, &mut prompt, &[], &settings(true));
+        assert_eq!(record.termination, Termination::Time);
+        assert_eq!(late.budgets.len(), 1);
+    }
+
+    #[test]
+    fn illegal_moves_and_the_move_limit_are_adjudicated() {
+        let mut black = scripted(&[(4, 4)], 0);
+        let mut white = scripted(&[(4, 4)], 0);
+        let record = play_game(&mut black, &mut white, &[], &settings(false));
+        assert_eq!(record.termination, Termination::IllegalMove);
+        assert_eq!(record.outcome, Outcome::BlackWins);
+        assert!(record.reason.contains("4 4 is occupied"));
+
+        let mut limited = settings(false);
+        limited.max_moves = Some(3);
+        let opening = [Move::new(4, 4), Move::new(4, 5)];
+        let mut black = scripted(&[], 0);
+        let mut white = scripted(&[], 0);
+        let record = play_game(&mut black, &mut white, &opening, &limited);
+        assert_eq!(record.termination, Termination::MoveLimit);
+        assert_eq!(record.outcome, Outcome::Draw);
+        assert_eq!(record.moves.len(), 3);
+        assert_eq!(record.opening, vec![(4, 4), (4, 5)]);
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

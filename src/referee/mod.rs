@@ -23,7 +23,7 @@ use crate::board::{Rule, MAX_SIDE};
 use game::{GameSettings, TimeControl};
 use player::{make_player, parse_player_spec, PlayerContext, DEFAULT_START_TIMEOUT};
 use report::Reporter;
-use schedule::{run_workers, Plan};
+use schedule::{run_workers, Openings, Plan};
 use stats::Sprt;
 
 /// `connect5 match` options (boxed: the subcommand enum stays small).
@@ -85,7 +85,7 @@ pub struct MatchOptions {
     /// Save every game as a Piskvork file `game-NNNN.psq` in this directory.
     #[arg(long, value_name = "DIR")]
     pub psq: Option<PathBuf>,
-    /// Append every game to this SGF collection file (as c-gomoku-cli's -sgf).
+    /// Save every game in this SGF collection file, one game tree a line (as c-gomoku-cli's -sgf).
     #[arg(long, value_name = "FILE")]
     pub sgf: Option<PathBuf>,
     /// Directory for the players' stderr logs (default: a connect5-match directory in the
@@ -159,24 +159,31 @@ fn setup(args: &MatchOptions) -> Result<Setup, String> {
     if first.name == second.name {
         second.name.push_str("-2");
     }
-    let pairs = args.games.div_ceil(2);
     let openings = if let Some(path) = &args.openings {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
-        openings::parse_openings(&text, rows, cols, rule)
-            .map_err(|e| format!("{}: {e}", path.display()))?
+        Openings::List(
+            openings::parse_openings(&text, rows, cols, rule)
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        )
     } else if let Some(stones) = args.random_opening {
         let seed = args.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
         });
+        // Fails here, before any game, when no such opening exists on this board.
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        (0..pairs)
-            .map(|_| openings::random_opening(&mut rng, stones, rows, cols, rule))
-            .collect::<Result<Vec<_>, _>>()?
+        openings::random_opening(&mut rng, stones, rows, cols, rule)?;
+        Openings::Random {
+            stones,
+            seed,
+            rows,
+            cols,
+            rule,
+        }
     } else {
-        Vec::new()
+        Openings::Empty
     };
     let sprt = match &args.sprt {
         Some(tokens) => Some(Sprt::parse(tokens)?),
@@ -310,14 +317,31 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
         std::thread::spawn(move || run_workers(plan, first_players, stop, sender))
     };
     let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
-    for finished in receiver {
-        save_records(args, &finished);
-        if reporter.add(finished) {
+    interrupt::install();
+    let mut interrupted = false;
+    loop {
+        match receiver.recv_timeout(Duration::from_millis(100)) {
+            Ok(finished) => {
+                save_records(args, &finished);
+                if reporter.add(finished) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if interrupt::requested() {
+            // Games under way are dropped: their players are killed below.
+            interrupted = true;
             stop.store(true, Ordering::Relaxed);
+            break;
         }
     }
-    if workers.join().is_err() {
+    if !interrupted && workers.join().is_err() {
         return Err("a game thread panicked".to_string());
+    }
+    if interrupted {
+        reporter.note("Interrupted: games under way are not counted");
     }
     reporter.finish();
     if let Some(path) = &args.json {
@@ -332,5 +356,45 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
         std::fs::write(path, text + "\n")
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    if interrupted {
+        // The workers may be waiting on players: end the players (they run in process groups of
+        // their own, so the terminal's signal did not reach them) and do not wait for the games.
+        player::kill_all_players();
+        std::process::exit(130);
+    }
     Ok(())
+}
+
+/// Ctrl-C (SIGINT) or SIGTERM during a match: the first one ends the match with the closing
+/// lines and records of the games finished so far (as cutechess-cli does); a second one ends the
+/// process at once.
+mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::SeqCst)
+    }
+
+    #[cfg(unix)]
+    extern "C" fn on_signal(_signal: libc::c_int) {
+        // Only async-signal-safe work here: an atomic swap, and _exit on the second signal.
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            unsafe { libc::_exit(130) };
+        }
+    }
+
+    #[cfg(unix)]
+    pub fn install() {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGINT, handler);
+            libc::signal(libc::SIGTERM, handler);
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn install() {}
 }

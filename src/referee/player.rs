@@ -344,21 +344,42 @@ impl Player for BuiltinPlayer {
         board: &Board,
         rule: Rule,
         budget: Duration,
-        _limit: Duration,
+        limit: Duration,
     ) -> Result<Answer, Fault> {
+        // The search runs on its own thread so that the time limit holds for the engine too: a
+        // search that never returns loses on time and is left behind, and the match goes on.
+        let (report, answer) = mpsc::channel();
+        let board = board.clone();
+        let config = self.config.clone();
+        let concurrency = self.concurrency;
         let start = Instant::now();
-        let deadline = Deadline::for_budget(start, budget, self.concurrency);
-        // An engine bug is this player's crash, not the match's end.
-        let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine::think(board, rule, &deadline, &self.config)
-        }));
-        match thought {
-            Ok(Ok(decision)) => Ok(Answer {
+        let spawned = std::thread::Builder::new()
+            .name(format!("search-{}", self.name))
+            .spawn(move || {
+                let deadline = Deadline::for_budget(start, budget, concurrency);
+                // An engine bug is this player's crash, not the match's end.
+                let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    engine::think(&board, rule, &deadline, &config)
+                }));
+                let _ = report.send((thought, Instant::now()));
+            });
+        if let Err(error) = spawned {
+            return Err(Fault::Unavailable(format!(
+                "cannot start a search thread: {error}"
+            )));
+        }
+        match answer.recv_timeout(limit) {
+            Ok((Ok(Ok(decision)), at)) => Ok(Answer {
                 mv: decision.mv,
-                elapsed: start.elapsed(),
+                elapsed: at.saturating_duration_since(start),
             }),
-            Ok(Err(no_move)) => Err(Fault::Crashed(format!("engine found no move: {no_move}"))),
-            Err(_) => Err(Fault::Crashed("engine panicked".to_string())),
+            Ok((Ok(Err(no_move)), _)) => {
+                Err(Fault::Crashed(format!("engine found no move: {no_move}")))
+            }
+            Ok((Err(_), _)) | Err(RecvTimeoutError::Disconnected) => {
+                Err(Fault::Crashed("engine panicked".to_string()))
+            }
+            Err(RecvTimeoutError::Timeout) => Err(Fault::NoAnswer { waited: limit }),
         }
     }
 
@@ -489,16 +510,22 @@ impl ProcessPlayer {
                 Stdio::null()
             }
         };
-        let mut child = Command::new(&self.words[0])
+        let mut command = Command::new(&self.words[0]);
+        command
             .args(&self.words[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
+            .stderr(stderr);
+        // Its own process group, so that killing the player also kills whatever it started (an
+        // engine behind a wrapper script would otherwise go on burning CPU).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .spawn()
             .map_err(|e| Fault::Unavailable(format!("cannot run {:?}: {e}", self.words[0])))?;
+        register_group(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill(&mut child);
             return Err(Fault::Unavailable(
                 "no pipes to the child process".to_string(),
             ));
@@ -561,7 +588,44 @@ fn last_line_of(path: &Path) -> Option<String> {
         .map(|line| line.chars().take(120).collect())
 }
 
+/// Process groups of the program players alive, so that an interrupted match can end them all.
+static LIVE_GROUPS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn register_group(leader: u32) {
+    if let Ok(mut groups) = LIVE_GROUPS.lock() {
+        groups.push(leader);
+    }
+}
+
+/// Kills every process of a player's group (what is left of it once the player itself has ended:
+/// whatever a wrapper script started).
+fn end_group(leader: u32) {
+    if let Ok(mut groups) = LIVE_GROUPS.lock() {
+        groups.retain(|&g| g != leader);
+    }
+    #[cfg(unix)]
+    if let Ok(group) = libc::pid_t::try_from(leader) {
+        // SAFETY: kill takes plain integers; a negative pid names the process group the child
+        // leads (it was spawned with process_group(0)), which holds only the player's processes.
+        let _ = unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+/// Ends every program player still running (an interrupted match exits without waiting for its
+/// games).
+pub fn kill_all_players() {
+    let groups = LIVE_GROUPS
+        .lock()
+        .map(|mut g| std::mem::take(&mut *g))
+        .unwrap_or_default();
+    for leader in groups {
+        end_group(leader);
+    }
+}
+
+/// Kills the player and every process of its group.
 fn kill(child: &mut Child) {
+    end_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -571,7 +635,10 @@ fn reap(child: &mut Child) -> String {
     let until = Instant::now() + Duration::from_millis(500);
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return describe_status(status),
+            Ok(Some(status)) => {
+                end_group(child.id());
+                return describe_status(status);
+            }
             Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
                 kill(child);
@@ -612,9 +679,10 @@ impl Player for ProcessPlayer {
         budget: Duration,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        self.prepare()?;
+        // Never restarted in the middle of a game: a process that died since its last answer
+        // has crashed.
         let Some(running) = self.running.as_mut() else {
-            return Err(Fault::Unavailable("not started".to_string()));
+            return Err(Fault::Crashed("crashed: not running".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
         let asked = Instant::now();
@@ -625,7 +693,7 @@ impl Player for ProcessPlayer {
                 let mut running = self.running.take().expect("checked above");
                 let status = reap(&mut running.child);
                 return Err(Fault::Crashed(format!(
-                    "cannot write the request ({error}; {status}){}",
+                    "crashed: the request could not be written ({error}; {status}){}",
                     self.stderr_tail()
                 )));
             }
@@ -633,7 +701,7 @@ impl Player for ProcessPlayer {
                 let mut running = self.running.take().expect("checked above");
                 let status = reap(&mut running.child);
                 return Err(Fault::Crashed(format!(
-                    "stopped reading its input ({status}){}",
+                    "crashed: the request could not be written ({status}){}",
                     self.stderr_tail()
                 )));
             }
@@ -753,6 +821,19 @@ fn read_line_until(
     }
 }
 
+/// Whether the peer has closed the connection (checked between games, so that a restarted server
+/// costs a reconnection rather than a game).
+fn is_closed(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut byte = [0u8; 1];
+    let closed = matches!(stream.peek(&mut byte), Ok(0))
+        || matches!(stream.peek(&mut byte), Err(e) if e.kind() != std::io::ErrorKind::WouldBlock);
+    let _ = stream.set_nonblocking(false);
+    closed
+}
+
 impl TcpPlayer {
     fn connect(&self) -> Result<Connection, Fault> {
         let addresses: Vec<SocketAddr> = self
@@ -807,6 +888,17 @@ impl Player for TcpPlayer {
     }
 
     fn prepare(&mut self) -> Result<(), Fault> {
+        if self
+            .connection
+            .as_ref()
+            .is_some_and(|c| is_closed(c.reader.get_ref()))
+        {
+            tracing::info!(
+                "{}: the server closed the connection; reconnecting",
+                self.name
+            );
+            self.connection = None;
+        }
         if self.connection.is_none() {
             self.connection = Some(self.connect()?);
         }
@@ -820,11 +912,14 @@ impl Player for TcpPlayer {
         budget: Duration,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        self.prepare()?;
+        // Never reconnected in the middle of a game: a connection lost since the last answer
+        // is a crash.
         let Some(connection) = self.connection.as_mut() else {
-            return Err(Fault::Unavailable("not connected".to_string()));
+            return Err(Fault::Crashed("lost the connection".to_string()));
         };
         let request = encode_request(board, rule, budget.as_millis() as u64);
+        // A server that stops reading must not block the runner past the time limit.
+        let _ = connection.writer.set_write_timeout(Some(limit));
         let written = connection
             .writer
             .write_all(request.as_bytes())
@@ -833,7 +928,7 @@ impl Player for TcpPlayer {
         if let Err(error) = written {
             self.connection = None;
             return Err(Fault::Crashed(format!(
-                "connection lost while sending the request: {error}"
+                "lost the connection while the request was sent ({error})"
             )));
         }
         let outcome = read_line_until(&mut connection.reader, sent + limit);
@@ -846,7 +941,7 @@ impl Player for TcpPlayer {
             }
             Err(why) => {
                 self.connection = None;
-                Err(Fault::Crashed(why))
+                Err(Fault::Crashed(format!("lost the connection ({why})")))
             }
         }
     }

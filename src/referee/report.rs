@@ -215,6 +215,11 @@ impl Reporter {
         self.sprt_decision.is_some()
     }
 
+    /// Prints a line of its own (above the progress bar).
+    pub fn note(&self, line: &str) {
+        self.say(line);
+    }
+
     /// Prints the closing lines.
     pub fn finish(&mut self) {
         self.bar.finish_and_clear();

@@ -8,7 +8,11 @@ use std::sync::Arc;
 
 use super::game::{play_game, GameRecord, GameSettings};
 use super::player::{make_player, Player, PlayerContext, PlayerSpec};
-use crate::board::Move;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use super::openings::random_opening;
+use crate::board::{Move, Rule};
 
 /// A finished game, as a worker hands it back.
 #[derive(Debug)]
@@ -29,20 +33,57 @@ pub fn first_is_black(index: usize) -> bool {
 pub struct Plan {
     pub specs: [PlayerSpec; 2],
     pub settings: GameSettings,
-    /// One opening per pair (empty when the board starts empty).
-    pub openings: Vec<Vec<Move>>,
+    pub openings: Openings,
     pub games: usize,
     pub concurrency: usize,
     pub context: PlayerContext,
 }
 
-impl Plan {
-    fn opening(&self, index: usize) -> &[Move] {
-        if self.openings.is_empty() {
-            &[]
-        } else {
-            &self.openings[(index / 2) % self.openings.len()]
+/// Where each pair's starting stones come from.
+pub enum Openings {
+    /// Every game starts on an empty board.
+    Empty,
+    /// A file's openings, pair `p` playing opening `p`, cycling.
+    List(Vec<Vec<Move>>),
+    /// `stones` random stones, drawn for pair `p` from a generator seeded with `seed` and `p`:
+    /// the same seed gives the same openings, and none is made before its pair is played.
+    Random {
+        stones: usize,
+        seed: u64,
+        rows: usize,
+        cols: usize,
+        rule: Rule,
+    },
+}
+
+impl Openings {
+    /// The opening of pair `pair`.
+    pub fn for_pair(&self, pair: usize) -> Vec<Move> {
+        match self {
+            Openings::Empty => Vec::new(),
+            Openings::List(list) => list[pair % list.len()].clone(),
+            &Openings::Random {
+                stones,
+                seed,
+                rows,
+                cols,
+                rule,
+            } => {
+                let mut rng = StdRng::seed_from_u64(seed ^ (pair as u64).wrapping_mul(PAIR_MIX));
+                // Checked when the match was set up: the first pair's opening exists, and every
+                // pair draws from the same cells.
+                random_opening(&mut rng, stones, rows, cols, rule).unwrap_or_default()
+            }
         }
+    }
+}
+
+/// An odd constant (from SplitMix64) spreading pair numbers over the seed's bits.
+const PAIR_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Plan {
+    fn opening(&self, index: usize) -> Vec<Move> {
+        self.openings.for_pair(index / 2)
     }
 }
 
@@ -99,14 +140,14 @@ fn work(
             play_game(
                 first.as_mut(),
                 second.as_mut(),
-                plan.opening(index),
+                &plan.opening(index),
                 &plan.settings,
             )
         } else {
             play_game(
                 second.as_mut(),
                 first.as_mut(),
-                plan.opening(index),
+                &plan.opening(index),
                 &plan.settings,
             )
         };

@@ -81,8 +81,9 @@ pub trait Player {
     /// line to reading the reply.
     #[track_caller]
     fn ask(&mut self, request: &str) -> (String, Duration) {
-        let sent = Instant::now();
         self.send(request);
+        // As a referee measures: from the request written to the reply read.
+        let sent = Instant::now();
         let line = self.line();
         (line, sent.elapsed())
     }
@@ -392,6 +393,8 @@ pub struct Server {
     pub addr: SocketAddr,
     log: Arc<Mutex<Vec<String>>>,
     log_lines: Receiver<String>,
+    /// Whatever the server wrote on stdout (it must write nothing), complete once it has exited.
+    stdout: Option<thread::JoinHandle<Vec<String>>>,
 }
 
 impl Server {
@@ -404,14 +407,17 @@ impl Server {
 
     /// Starts `connect5 serve ARGS` as given and waits for its `listening on ADDR` line.
     pub fn start_exact(args: &[&str]) -> Server {
+        let level = std::env::var("CONNECT5_TEST_SERVER_LOG").unwrap_or_else(|_| "info".into());
+        Server::start_logging(args, &level)
+    }
+
+    /// Starts `connect5 serve ARGS` with `RUST_LOG=level`.
+    pub fn start_logging(args: &[&str], level: &str) -> Server {
         let mut child = Command::new(binary())
             .arg("serve")
             .args(args)
             .env("NO_COLOR", "1")
-            .env(
-                "RUST_LOG",
-                std::env::var("CONNECT5_TEST_SERVER_LOG").unwrap_or_else(|_| "info".into()),
-            )
+            .env("RUST_LOG", level)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -419,10 +425,12 @@ impl Server {
             .expect("cannot start connect5 serve");
         // The server must not write to stdout at all; drain it so it can never block.
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
-        thread::spawn(move || {
+        let stdout = thread::spawn(move || {
+            let mut lines = Vec::new();
             while let Ok(Some(line)) = stdout.recv() {
-                eprintln!("connect5 serve wrote to stdout: {line:?}");
+                lines.push(line);
             }
+            lines
         });
         let (log, log_lines) = log_pump(child.stderr.take().expect("piped stderr"));
         let mut server = Server {
@@ -430,6 +438,7 @@ impl Server {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             log,
             log_lines,
+            stdout: Some(stdout),
         };
         let line = server.wait_for_log("listening on ");
         let addr = line
@@ -442,6 +451,7 @@ impl Server {
     }
 
     /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
+    #[track_caller]
     pub fn wait_for_log(&mut self, needle: &str) -> String {
         let start = Instant::now();
         loop {
@@ -450,7 +460,8 @@ impl Server {
                 Ok(line) if line.contains(needle) => return line,
                 Ok(_) => {}
                 Err(_) => panic!(
-                    "the server never logged {needle:?}\n--- server log ---\n{}",
+                    "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
+                    self.child.try_wait(),
                     self.log()
                 ),
             }
@@ -478,6 +489,14 @@ impl Server {
         self.child.id()
     }
 
+    /// The most memory the server process has had resident so far, in bytes (Linux only).
+    pub fn peak_resident_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
     #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
         wait_exit(&mut self.child, LINE_TIMEOUT, &self.log)
@@ -486,6 +505,15 @@ impl Server {
     #[track_caller]
     pub fn wait_exit_within(&mut self, timeout: Duration) -> ExitStatus {
         wait_exit(&mut self.child, timeout, &self.log)
+    }
+
+    /// Everything the server wrote on stdout; call after it has exited.
+    pub fn stdout_after_exit(&mut self) -> Vec<String> {
+        assert!(!self.running(), "the server is still running");
+        self.stdout
+            .take()
+            .map(|pump| pump.join().expect("the stdout reader"))
+            .unwrap_or_default()
     }
 
     /// Whether the process is still running.
@@ -658,6 +686,12 @@ pub fn bad_requests() -> Vec<BadRequest> {
             ),
             "dimensions-out-of-range",
             "200x200",
+        ),
+        bad(
+            "too many rows, written padded",
+            format!("300 3\n{}100\n", "0 N 0\n\t0 0 0 \nB  0  0\n".repeat(3)),
+            "dimensions-out-of-range",
+            "300x3",
         ),
         bad(
             "zero columns",
