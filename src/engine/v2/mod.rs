@@ -135,7 +135,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     }
     let mut root = Vec::new();
     let set = searcher.generate(me, &mut root);
-    if root.is_empty() {
+    if root.is_empty() && set == MoveSet::Defence {
         // Lost against any defence: block the strongest threat anyway (the opponent may err).
         let mut all = Vec::new();
         searcher
@@ -147,6 +147,15 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
             .or_else(|| first_empty_candidate(searcher))
             .unwrap_or_else(|| searcher.pos.centre());
         return decide(searcher, cell, -(WIN - 4), 0);
+    }
+    if root.is_empty() {
+        // Only on a full board (every empty cell is within reach of a stone otherwise), which
+        // `engine::think` never passes; answer something legal all the same.
+        let cell = searcher
+            .pos
+            .first_empty()
+            .unwrap_or_else(|| searcher.pos.centre());
+        return decide(searcher, cell, 0, 0);
     }
     root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if root.len() == 1 || set == MoveSet::ForcedBlock {

@@ -203,6 +203,11 @@ impl Position {
         }
     }
 
+    /// The first empty cell of the board, in row order.
+    pub fn first_empty(&self) -> Option<usize> {
+        (0..self.cells.len()).find(|&c| self.cells[c] == EMPTY)
+    }
+
     /// First empty cell where `colour` makes five.
     pub fn find_win(&self, colour: Colour) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {
