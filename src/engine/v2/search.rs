@@ -6,7 +6,7 @@ use super::eval::evaluate;
 use super::pattern::{self, C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::{Colour, Position};
 use super::tt::{Tt, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
-use crate::engine::{Deadline, WIN, WIN_THRESHOLD};
+use crate::engine::{score_from_table, score_to_table, Deadline, WIN, WIN_THRESHOLD};
 
 pub const MAX_PLY: usize = 128;
 const INF: i32 = WIN + 1;
@@ -121,28 +121,6 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     }
 }
 
-#[inline]
-fn to_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score + ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-#[inline]
-fn from_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score - ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score + ply as i32
-    } else {
-        score
-    }
-}
-
 const SIDE_SALT: u64 = 0x6A09_E667_F3BC_C909;
 
 impl<'a> Searcher<'a> {
@@ -246,7 +224,7 @@ impl<'a> Searcher<'a> {
         if let Some(entry) = self.tt.probe(key) {
             tt_move = entry.mv;
             if !pv_node && entry.depth >= depth {
-                let score = from_tt(entry.score, ply);
+                let score = score_from_table(entry.score, ply);
                 let usable = match entry.bound {
                     BOUND_EXACT => true,
                     BOUND_LOWER => score >= beta,
@@ -335,7 +313,7 @@ impl<'a> Searcher<'a> {
             BOUND_UPPER
         };
         self.tt
-            .store(key, to_tt(best, ply), best_move, depth, bound);
+            .store(key, score_to_table(best, ply), best_move, depth, bound);
         best
     }
 
