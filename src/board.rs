@@ -93,6 +93,17 @@ impl Rule {
         }
     }
 
+    /// The exact rule of an L×C board with the line length `k` when one is given (it must be 1 to
+    /// the longer side; the error is that bound), else the one the size implies.
+    pub fn for_board_with_k(rows: usize, cols: usize, k: Option<usize>) -> Result<Rule, usize> {
+        let longest = rows.max(cols);
+        match k {
+            None => Ok(Rule::for_board(rows, cols)),
+            Some(k) if (1..=longest).contains(&k) => Ok(Rule::exact(k)),
+            Some(_) => Err(longest),
+        }
+    }
+
     pub fn exact(k: usize) -> Rule {
         Rule {
             k,

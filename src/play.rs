@@ -144,16 +144,12 @@ pub fn play<R: BufRead, W: Write>(
     echo: bool,
 ) -> Result<(), String> {
     let (rows, cols) = parse_board(&args.board)?;
-    let rule = match args.k {
-        None => Rule::for_board(rows, cols),
-        Some(k) if k >= 1 && k <= rows.max(cols) => Rule::exact(k),
-        Some(k) => {
-            return Err(format!(
-                "--k {k} out of range: 1 to {} on a {rows}x{cols} board",
-                rows.max(cols)
-            ))
-        }
-    };
+    let rule = Rule::for_board_with_k(rows, cols, args.k).map_err(|longest| {
+        format!(
+            "--k {} out of range: 1 to {longest} on a {rows}x{cols} board",
+            args.k.unwrap_or_default()
+        )
+    })?;
     if !(1..=65_536).contains(&args.hash) {
         return Err(format!("--hash {} out of range: 1 to 65536 MiB", args.hash));
     }

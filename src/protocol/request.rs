@@ -132,13 +132,17 @@ pub(crate) fn rule_for(
     k: Option<u64>,
     overline_wins: bool,
 ) -> Result<Rule, RequestError> {
-    let max = rows.max(cols);
-    let k = match k {
-        None => Rule::for_board(rows, cols).k,
-        Some(k) if k >= 1 && k <= max as u64 => k as usize,
-        Some(k) => return Err(RequestError::KOutOfRange { k, max }),
-    };
-    Ok(Rule { k, overline_wins })
+    // A K beyond usize is out of range like any K beyond the board.
+    let wanted = k.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let rule =
+        Rule::for_board_with_k(rows, cols, wanted).map_err(|max| RequestError::KOutOfRange {
+            k: k.unwrap_or_default(),
+            max,
+        })?;
+    Ok(Rule {
+        overline_wins,
+        ..rule
+    })
 }
 
 /// Parses the thinking-time line.

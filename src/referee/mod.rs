@@ -139,16 +139,12 @@ struct Setup {
 
 fn setup(args: &MatchOptions) -> Result<Setup, String> {
     let (rows, cols) = parse_board(&args.board)?;
-    let rule = match args.k {
-        None => Rule::for_board(rows, cols),
-        Some(k) if k >= 1 && k <= rows.max(cols) => Rule::exact(k),
-        Some(k) => {
-            return Err(format!(
-                "--k {k} out of range: 1 to {} on a {rows}x{cols} board",
-                rows.max(cols)
-            ))
-        }
-    };
+    let rule = Rule::for_board_with_k(rows, cols, args.k).map_err(|longest| {
+        format!(
+            "--k {} out of range: 1 to {longest} on a {rows}x{cols} board",
+            args.k.unwrap_or_default()
+        )
+    })?;
     if args.games == 0 {
         return Err("--games must be at least 1".to_string());
     }
