@@ -317,7 +317,7 @@ where
             }
             Some(Event::Request(request)) => {
                 let budget = request.budget;
-                let answer = answer(request, received, &shared).await;
+                let answer = answer(request, received, &shared, &stop).await;
                 out.line(&answer).await;
                 let elapsed = received.elapsed();
                 // Below the watchdog's floor a reply cannot be on time; that is no news.
@@ -365,7 +365,12 @@ fn lower_thread_priority() {
 /// move: microseconds). Should no search slot free up in time, or the search still be running when
 /// the budget is nearly spent, the session answers the instant move (the thread stops at its next
 /// clock check).
-async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> String {
+async fn answer(
+    request: Request,
+    received: Instant,
+    shared: &Arc<Shared>,
+    stop: &CancellationToken,
+) -> String {
     let instant = match engine::instant_move(&request.board, request.rule) {
         Ok(mv) => mv,
         // The decoder has already checked the position; this is a guard, not a path.
@@ -375,8 +380,21 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
     let size = format!("{}x{}", request.board.rows(), request.board.cols());
     let budget = request.budget;
     let watchdog = tokio::time::Instant::from_std(received + watchdog_delay(budget));
-    let slot = tokio::time::timeout_at(watchdog, Arc::clone(&shared.search_slots).acquire_owned());
-    let Ok(Ok(slot)) = slot.await else {
+    // A stop lets the request's search go on for the grace period, not for the whole of a budget
+    // that may be hours long.
+    let stopping = async {
+        stop.cancelled().await;
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::pin!(stopping);
+    let slot = tokio::select! {
+        slot = tokio::time::timeout_at(watchdog, Arc::clone(&shared.search_slots).acquire_owned()) => slot,
+        _ = &mut stopping => {
+            tracing::info!(board = %size, "stopping: answering the instant move");
+            return instant.to_string();
+        }
+    };
+    let Ok(Ok(slot)) = slot else {
         tracing::warn!(board = %size, "no search slot in time; answering the instant move");
         return instant.to_string();
     };
@@ -404,10 +422,16 @@ async fn answer(request: Request, received: Instant, shared: &Arc<Shared>) -> St
         tracing::error!(%error, "cannot start a search thread; answering the instant move");
         return instant.to_string();
     }
-    let searched = match tokio::time::timeout_at(watchdog, decision_rx).await {
-        Ok(searched) => searched,
-        Err(_) => {
-            tracing::warn!(board = %size, "search overran its deadline; answering the instant move");
+    let searched = tokio::select! {
+        searched = tokio::time::timeout_at(watchdog, decision_rx) => match searched {
+            Ok(searched) => searched,
+            Err(_) => {
+                tracing::warn!(board = %size, "search overran its deadline; answering the instant move");
+                return instant.to_string();
+            }
+        },
+        _ = &mut stopping => {
+            tracing::info!(board = %size, "stopping: answering the instant move");
             return instant.to_string();
         }
     };

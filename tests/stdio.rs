@@ -6,7 +6,7 @@ use common::{
     board, board_with, check_every_error_kind, good_request, legal_reply, one_empty_cell, Player,
     StdioPlayer,
 };
-use connect5::board::{Move, Rule};
+use connect5::board::{Board, Move, Rule, Stone};
 
 #[test]
 fn prints_the_default_banner_then_ready() {
@@ -267,6 +267,43 @@ fn sigterm_ends_an_idle_stdio_player_with_status_zero() {
         next,
         common::Next::Eof,
         "SIGTERM did not end the player within 5 s while its input was open"
+    );
+    assert!(player.wait_exit().success());
+}
+
+#[test]
+fn sigterm_cuts_an_hour_long_search_short_with_a_legal_move() {
+    let mut player = StdioPlayer::spawn(&[]);
+    player.expect_ready("READY");
+    let mut board = Board::new(15, 15).expect("board");
+    board.play(Move::new(7, 7), Stone::Black).expect("empty");
+    player.send(&common::request(&board, 3_600_000));
+    // The search thread exists once the request has been read: only then is the signal about a
+    // request in flight.
+    let started = std::time::Instant::now();
+    loop {
+        match player.has_thread("search") {
+            Some(true) => break,
+            None => return, // no /proc: nothing to observe the search by
+            Some(false) => {
+                assert!(
+                    started.elapsed() < std::time::Duration::from_secs(10),
+                    "no search thread"
+                );
+                std::thread::yield_now();
+            }
+        }
+    }
+    player.signal("TERM");
+    match player.next_within(std::time::Duration::from_secs(10)) {
+        common::Next::Line(reply) => {
+            common::legal_reply(&board, &reply);
+        }
+        other => panic!("expected a move within the stop grace, got {other:?}"),
+    }
+    assert_eq!(
+        player.next_within(std::time::Duration::from_secs(5)),
+        common::Next::Eof
     );
     assert!(player.wait_exit().success());
 }

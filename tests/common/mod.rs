@@ -252,6 +252,15 @@ impl StdioPlayer {
     pub fn signal(&self, name: &str) {
         send_signal(self.child.id(), name);
     }
+
+    /// Whether one of the child's threads is named `name` (Linux: /proc/PID/task/*/comm); `None`
+    /// where /proc cannot tell.
+    pub fn has_thread(&self, name: &str) -> Option<bool> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        Some(tasks.flatten().any(|task| {
+            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
+        }))
+    }
 }
 
 fn send_signal(pid: u32, name: &str) {
