@@ -617,6 +617,28 @@ impl ProcessPlayer {
         }
     }
 
+    /// The player died (or closed its output): reaps it and says what failed (`what`), with the
+    /// error if there was one, its exit status and the last line of its stderr.
+    fn crashed(&mut self, what: &str, error: Option<&std::io::Error>) -> Fault {
+        let status = match self.running.take() {
+            Some(mut running) => reap(&mut running.child),
+            None => "not running".to_string(),
+        };
+        let error = error.map(|e| format!("{e}; ")).unwrap_or_default();
+        Fault::Crashed(format!(
+            "crashed{what} ({error}{status}){}",
+            self.stderr_tail()
+        ))
+    }
+
+    /// The player did not answer in time: kills it.
+    fn silent(&mut self, waited: Duration) -> Fault {
+        if let Some(mut running) = self.running.take() {
+            kill(&mut running.child);
+        }
+        Fault::NoAnswer { waited }
+    }
+
     /// The last line of the player's stderr log, to say why it died.
     fn stderr_tail(&self) -> String {
         last_line_of(&self.log_path)
@@ -711,6 +733,8 @@ fn describe_status(status: std::process::ExitStatus) -> String {
     }
 }
 
+const UNWRITTEN: &str = ": the request could not be written";
+
 impl Player for ProcessPlayer {
     fn name(&self) -> &str {
         &self.name
@@ -744,46 +768,15 @@ impl Player for ProcessPlayer {
         let _ = running.requests.send(request);
         let sent = match running.written.recv_timeout(limit) {
             Ok(Ok(at)) => at,
-            Ok(Err(error)) => {
-                let mut running = self.running.take().expect("checked above");
-                let status = reap(&mut running.child);
-                return Err(Fault::Crashed(format!(
-                    "crashed: the request could not be written ({error}; {status}){}",
-                    self.stderr_tail()
-                )));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let mut running = self.running.take().expect("checked above");
-                let status = reap(&mut running.child);
-                return Err(Fault::Crashed(format!(
-                    "crashed: the request could not be written ({status}){}",
-                    self.stderr_tail()
-                )));
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let mut running = self.running.take().expect("checked above");
-                kill(&mut running.child);
-                return Err(Fault::NoAnswer {
-                    waited: asked.elapsed(),
-                });
-            }
+            Ok(Err(error)) => return Err(self.crashed(UNWRITTEN, Some(&error))),
+            Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(UNWRITTEN, None)),
+            Err(RecvTimeoutError::Timeout) => return Err(self.silent(asked.elapsed())),
         };
         let limit = limit.saturating_sub(sent.saturating_duration_since(asked));
         match running.lines.recv_timeout(limit) {
             Ok((line, at)) => answer_from_line(line, at.saturating_duration_since(sent)),
-            Err(RecvTimeoutError::Timeout) => {
-                let mut running = self.running.take().expect("checked above");
-                kill(&mut running.child);
-                Err(Fault::NoAnswer { waited: limit })
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let mut running = self.running.take().expect("checked above");
-                let status = reap(&mut running.child);
-                Err(Fault::Crashed(format!(
-                    "crashed ({status}){}",
-                    self.stderr_tail()
-                )))
-            }
+            Err(RecvTimeoutError::Timeout) => Err(self.silent(limit)),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("", None)),
         }
     }
 
