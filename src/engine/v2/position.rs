@@ -267,24 +267,39 @@ impl Position {
         self.hash ^= zobrist(cell, colour);
         self.empties -= 1;
         self.stones += 1;
+        self.shift_lines::<true>(cell, colour);
+        self.touch_near(cell, true);
+    }
+
+    /// Adds (`PLACE`) or takes away the contribution of a `colour` stone at `cell` to the line
+    /// states of the cells within reach in the four directions. Make and unmake are this one
+    /// update in opposite directions.
+    #[inline(always)]
+    fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: usize) {
+        let shift = |value: u16, delta: u16| {
+            if PLACE {
+                value.wrapping_add(delta)
+            } else {
+                value.wrapping_sub(delta)
+            }
+        };
         for d in 0..4 {
             let step = self.dirs[d];
             for i in 1..=HALF {
                 let after = (cell as isize + step * i as isize) as usize;
                 let f = HALF - i;
                 let line = &mut self.lines[after][d];
-                line[colour] = line[colour].wrapping_add(self.table.delta(f, true));
-                line[1 - colour] = line[1 - colour].wrapping_add(self.table.delta(f, false));
+                line[colour] = shift(line[colour], self.table.delta(f, true));
+                line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
                 self.refresh(after, d);
                 let before = (cell as isize - step * i as isize) as usize;
                 let f = HALF - 1 + i;
                 let line = &mut self.lines[before][d];
-                line[colour] = line[colour].wrapping_add(self.table.delta(f, true));
-                line[1 - colour] = line[1 - colour].wrapping_add(self.table.delta(f, false));
+                line[colour] = shift(line[colour], self.table.delta(f, true));
+                line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
                 self.refresh(before, d);
             }
         }
-        self.touch_near(cell, true);
     }
 
     /// Removes the stone from `cell` (the reverse of the last `make` there).
@@ -295,23 +310,7 @@ impl Position {
         self.hash ^= zobrist(cell, colour);
         self.empties += 1;
         self.stones -= 1;
-        for d in 0..4 {
-            let step = self.dirs[d];
-            for i in 1..=HALF {
-                let after = (cell as isize + step * i as isize) as usize;
-                let f = HALF - i;
-                let line = &mut self.lines[after][d];
-                line[colour] = line[colour].wrapping_sub(self.table.delta(f, true));
-                line[1 - colour] = line[1 - colour].wrapping_sub(self.table.delta(f, false));
-                self.refresh(after, d);
-                let before = (cell as isize - step * i as isize) as usize;
-                let f = HALF - 1 + i;
-                let line = &mut self.lines[before][d];
-                line[colour] = line[colour].wrapping_sub(self.table.delta(f, true));
-                line[1 - colour] = line[1 - colour].wrapping_sub(self.table.delta(f, false));
-                self.refresh(before, d);
-            }
-        }
+        self.shift_lines::<false>(cell, colour);
         for c in 0..2 {
             self.words[cell][c] = self.word_from_lines(cell, c);
             self.add_contribution(cell, c, 1);
