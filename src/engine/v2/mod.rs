@@ -188,7 +188,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
 }
 
 /// Share of the time left after the root VCT that the main search may use.
-const SEARCH_TIME_SHARE: f64 = 0.5;
+const SEARCH_TIME_SHARE: f64 = 0.8;
 /// Root moves checked against the opponent's VCT, and the node cap of one check without a clock.
 const SAFETY_CHECKS: usize = 6;
 const SAFETY_NODES_UNLIMITED: u64 = 20_000;
@@ -240,7 +240,7 @@ fn safe_choice(
 }
 
 /// Share of the budget the root VCT may use, and its node cap when the search has no clock.
-const VCT_TIME_SHARE: f64 = 0.2;
+const VCT_TIME_SHARE: f64 = 0.1;
 const VCT_NODES_UNLIMITED: u64 = 200_000;
 const VCT_MAX_DEPTH: u32 = 12;
 
