@@ -3,7 +3,7 @@
 //! late-move reductions. Leaves run a short VCF probe before the static evaluation.
 
 use super::eval::evaluate;
-use super::pattern::{self, C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
+use super::pattern::{self, C_DOUBLE_THREE, C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::{Colour, Position};
 use super::tt::{Tt, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use crate::engine::{score_from_table, score_to_table, Deadline, WIN, WIN_THRESHOLD};
@@ -206,6 +206,11 @@ impl<'a> Searcher<'a> {
         }
         if opp_fives == 0 && self.pos.count(me, C_WIN_NEXT) > 0 {
             return WIN - (ply as i32 + 3);
+        }
+        // Two open threes at once win when the opponent cannot answer with a four: it blocks one
+        // three, the other becomes an open four (no stone of the block lies on its line).
+        if self.pos.count_at_least(opp, C_FOUR) == 0 && self.pos.count(me, C_DOUBLE_THREE) > 0 {
+            return WIN - (ply as i32 + 5);
         }
         if ply >= MAX_PLY - 2 {
             return self.evaluate(me);
