@@ -19,6 +19,9 @@ const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
 pub const ROOT_VCF_DEPTH: u32 = 24;
 
+/// A new iteration starts when the time left is at least this many times the last one's.
+const ITERATION_TIME_FACTOR: f64 = 1.0;
+
 /// How the moves of a node were chosen.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum MoveSet {
@@ -33,7 +36,7 @@ pub enum MoveSet {
 pub struct Searcher<'a> {
     pub pos: Position,
     tt: Tt,
-    deadline: &'a Deadline,
+    pub(super) deadline: &'a Deadline,
     pub nodes: u64,
     pub aborted: bool,
     /// A limit of a sub-search (the root VCT) below the deadline: a node count, and an instant.
@@ -397,7 +400,7 @@ impl<'a> Searcher<'a> {
             if score.abs() > WIN_THRESHOLD {
                 break;
             }
-            if !self.deadline.worth_another_iteration(started.elapsed()) {
+            if !self.worth_another_iteration(started.elapsed()) {
                 break;
             }
         }
@@ -451,6 +454,19 @@ impl<'a> Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// Whether the time left to this search (its soft stop, else the deadline) is worth a new
+    /// iteration. An iteration cut short still counts: its first moves are searched with the
+    /// best ordering, and a better move found there is kept.
+    fn worth_another_iteration(&self, last_iteration: std::time::Duration) -> bool {
+        match self.soft_stop {
+            Some(stop) => {
+                let left = stop.saturating_duration_since(std::time::Instant::now());
+                left.as_secs_f64() > last_iteration.as_secs_f64() * ITERATION_TIME_FACTOR
+            }
+            None => self.deadline.worth_another_iteration(last_iteration),
+        }
+    }
+
     pub fn deadline_expired(&self) -> bool {
         self.deadline.expired()
     }
