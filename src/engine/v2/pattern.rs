@@ -253,10 +253,32 @@ pub const C_WIN_NEXT: u8 = 6;
 pub const C_WIN: u8 = 7;
 pub const NUM_CLASSES: usize = 8;
 
-/// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes).
+/// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes),
+/// packed in one entry (class in the top three bits) so that an update reads one table.
 pub struct Combos {
-    pub class: Vec<u8>,
-    pub value: Vec<i16>,
+    entries: Vec<u16>,
+}
+
+const CLASS_SHIFT: u32 = 13;
+const VALUE_MASK: u16 = (1 << CLASS_SHIFT) - 1;
+
+impl Combos {
+    #[inline]
+    pub fn class(&self, word: u16) -> u8 {
+        (self.entries[word as usize] >> CLASS_SHIFT) as u8
+    }
+
+    #[inline]
+    pub fn value(&self, word: u16) -> i32 {
+        (self.entries[word as usize] & VALUE_MASK) as i32
+    }
+
+    /// Class and value of a word from one load.
+    #[inline]
+    pub fn class_and_value(&self, word: u16) -> (usize, i32) {
+        let entry = self.entries[word as usize];
+        ((entry >> CLASS_SHIFT) as usize, (entry & VALUE_MASK) as i32)
+    }
 }
 
 /// Value of one directional pattern for the cell's potential (what the colour could make there).
@@ -296,8 +318,14 @@ fn combine(word: u16) -> (u8, i16) {
 pub fn combos() -> &'static Combos {
     static COMBOS: OnceLock<Combos> = OnceLock::new();
     COMBOS.get_or_init(|| {
-        let (class, value) = (0..=u16::MAX).map(combine).unzip();
-        Combos { class, value }
+        let entries = (0..=u16::MAX)
+            .map(|word| {
+                let (class, value) = combine(word);
+                debug_assert!((0..=VALUE_MASK as i16).contains(&value));
+                (class as u16) << CLASS_SHIFT | value as u16
+            })
+            .collect();
+        Combos { entries }
     })
 }
 
@@ -353,16 +381,18 @@ mod tests {
     #[test]
     fn combinations() {
         let c = combos();
-        let word = |codes: [u8; 4]| -> usize {
+        let word = |codes: [u8; 4]| -> u16 {
             codes
                 .iter()
                 .enumerate()
-                .map(|(d, &x)| (x as usize) << (4 * d))
+                .map(|(d, &x)| (x as u16) << (4 * d))
                 .sum()
         };
-        assert_eq!(c.class[word([B4, B4, 0, 0])], C_WIN_NEXT);
-        assert_eq!(c.class[word([B4, F3, 0, 0])], C_FOUR_THREE);
-        assert_eq!(c.class[word([F3, F3, 0, 0])], C_DOUBLE_THREE);
-        assert_eq!(c.class[word([F5, 0, 0, 0])], C_WIN);
+        assert_eq!(c.class(word([B4, B4, 0, 0])), C_WIN_NEXT);
+        assert_eq!(c.class(word([B4, F3, 0, 0])), C_FOUR_THREE);
+        assert_eq!(c.class(word([F3, F3, 0, 0])), C_DOUBLE_THREE);
+        assert_eq!(c.class(word([F5, 0, 0, 0])), C_WIN);
+        // The largest value (four fives and the bonus) fits the packed entry.
+        assert_eq!(c.value(word([F5, F5, F5, F5])), 4 * 800);
     }
 }

@@ -174,12 +174,12 @@ impl Position {
 
     #[inline]
     pub fn class(&self, cell: usize, colour: Colour) -> u8 {
-        self.combos.class[self.words[cell][colour] as usize]
+        self.combos.class(self.words[cell][colour])
     }
 
     #[inline]
     pub fn value(&self, cell: usize, colour: Colour) -> i32 {
-        self.combos.value[self.words[cell][colour] as usize] as i32
+        self.combos.value(self.words[cell][colour])
     }
 
     /// Directional pattern code of `colour` at `cell` in direction `d`.
@@ -229,14 +229,13 @@ impl Position {
 
     #[inline]
     fn add_contribution(&mut self, cell: usize, colour: Colour, sign: i32) {
-        let word = self.words[cell][colour] as usize;
-        let class = self.combos.class[word] as usize;
+        let (class, value) = self.combos.class_and_value(self.words[cell][colour]);
         if sign > 0 {
             self.class_counts[colour][class] += 1;
         } else {
             self.class_counts[colour][class] -= 1;
         }
-        self.value_sums[colour] += sign * self.combos.value[word] as i32;
+        self.value_sums[colour] += sign * value;
     }
 
     /// Re-reads the pattern of an empty cell in one direction after its key changed.
@@ -250,9 +249,12 @@ impl Position {
             let old = self.words[cell][colour];
             let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
             if new != old {
-                self.add_contribution(cell, colour, -1);
+                let (old_class, old_value) = self.combos.class_and_value(old);
+                let (new_class, new_value) = self.combos.class_and_value(new);
+                self.class_counts[colour][old_class] -= 1;
+                self.class_counts[colour][new_class] += 1;
+                self.value_sums[colour] += new_value - old_value;
                 self.words[cell][colour] = new;
-                self.add_contribution(cell, colour, 1);
             }
         }
     }
@@ -373,8 +375,8 @@ impl Position {
                 if word != self.words[cell][colour] {
                     return false;
                 }
-                counts[colour][self.combos.class[word as usize] as usize] += 1;
-                sums[colour] += self.combos.value[word as usize] as i32;
+                counts[colour][self.combos.class(word) as usize] += 1;
+                sums[colour] += self.combos.value(word);
             }
         }
         counts == self.class_counts && sums == self.value_sums
