@@ -20,7 +20,7 @@ const LEAF_VCF_DEPTH: u32 = 5;
 pub const ROOT_VCF_DEPTH: u32 = 24;
 
 /// A new iteration starts when the time left is at least this many times the last one's.
-const ITERATION_TIME_FACTOR: f64 = 1.0;
+const ITERATION_TIME_FACTOR: f64 = 0.5;
 
 /// How the moves of a node were chosen.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
