@@ -114,6 +114,13 @@ pub struct RootResult {
     pub depth: u32,
 }
 
+/// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
+/// with both, as the logarithmic formula of chess engines (Stockfish's reductions table).
+fn late_move_reduction(depth: i32, i: usize) -> i32 {
+    let r = (0.4 + (depth as f64).ln() * (i as f64).ln() / 2.2) as i32;
+    r.clamp(0, (depth - 1).max(0))
+}
+
 /// Quiet moves searched at a node of this depth before the rest are pruned.
 fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     let base = 5 + 3 * depth.max(0) as usize;
@@ -277,8 +284,8 @@ impl<'a> Searcher<'a> {
             if i == 0 {
                 score = -self.negamax(opp, new_depth, -beta, -alpha, ply + 1);
             } else {
-                let reduction = if quiet && depth >= 3 && i >= 3 {
-                    1 + i32::from(i >= 10 && depth >= 5)
+                let reduction = if quiet && depth >= 2 && i >= 2 {
+                    late_move_reduction(depth, i)
                 } else {
                     0
                 };
