@@ -13,7 +13,7 @@ const INF: i32 = WIN + 1;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
-const QUIESCENCE_PLIES: i32 = 4;
+const QUIESCENCE_PLIES: i32 = 2;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
