@@ -1,6 +1,6 @@
 //! Tactical suite: positions with proved answers, on boards from 8×8 to 32×32 (rectangular ones
 //! included). Every claim about a position (a win in one, a VCF of n fours, the absence of one
-//! after a defence) is proved here by a small brute force over `connect5::board` that shares no
+//! after a defence, a double three that no reply survives) is proved here by a small brute force over `connect5::board` that shares no
 //! code with the engine; the engine's chosen move is then checked against that proof.
 //!
 //! The VCF and defence positions were found by sampling random stone clusters and keeping those
@@ -122,6 +122,31 @@ pub mod proof {
         result
     }
 
+    /// Whether `att` playing the quiet move `mv` wins whatever the defender answers: after every
+    /// reply on any empty cell, `att` has a VCF of at most `fours` fours. Exhaustive.
+    pub fn wins_against_every_reply(
+        board: &mut Board,
+        mv: Move,
+        att: Stone,
+        rule: Rule,
+        fours: u32,
+    ) -> bool {
+        let def = att.opponent();
+        board.set(mv, Some(att)).expect("cell on the board");
+        let replies: Vec<Move> = board.empty_cells().collect();
+        let result = replies.into_iter().all(|reply| {
+            if board.wins_at(reply, def, rule) {
+                return false;
+            }
+            board.set(reply, Some(def)).expect("cell on the board");
+            let wins = has_vcf(board, att, rule, fours);
+            board.set(reply, None).expect("cell on the board");
+            wins
+        });
+        board.set(mv, None).expect("cell on the board");
+        result
+    }
+
     /// Fewest fours of a VCF for `att` (0 = wins at once), up to `max`.
     pub fn vcf_length(board: &mut Board, att: Stone, rule: Rule, max: u32) -> Option<u32> {
         (0..=max).find(|&n| has_vcf(board, att, rule, n))
@@ -228,6 +253,52 @@ fn turns_an_open_three_into_a_win() {
         d.mv
     );
     assert!(d.score > connect5::engine::WIN_THRESHOLD);
+}
+
+#[test]
+fn wins_with_a_double_three_when_no_four_can_answer_on_11x14() {
+    // Black has two crossing twos and no four anywhere; white's stones make nothing.
+    let b = board(&[
+        "B.............",
+        "..............",
+        "..............",
+        "......N.......",
+        "......N.......",
+        "....NN........",
+        "..............",
+        "..............",
+        "..............",
+        "..............",
+        "B.....B......B",
+    ]);
+    let rule = Rule::exact(5);
+    assert_eq!(side(&b), Stone::Black);
+    let mut probe = b.clone();
+    assert_eq!(
+        vcf_length(&mut probe, Stone::Black, rule, 4),
+        None,
+        "no VCF: the win needs threes"
+    );
+    // A single open three is answered: the proof tells the two apart.
+    assert!(!wins_against_every_reply(
+        &mut probe,
+        Move::new(5, 3),
+        Stone::Black,
+        rule,
+        1
+    ));
+    let d = engine_move(&b, rule, 4);
+    let mut proof = b.clone();
+    assert!(
+        wins_against_every_reply(&mut proof, d.mv, Stone::Black, rule, 1),
+        "played {}, which some reply survives",
+        d.mv
+    );
+    assert!(
+        d.score > connect5::engine::WIN_THRESHOLD,
+        "score {}",
+        d.score
+    );
 }
 
 /// Checks a VCF position: the attacker to move has a VCF of exactly `fours` fours (proved), and
