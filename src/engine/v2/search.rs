@@ -36,7 +36,7 @@ pub enum MoveSet {
 pub struct Searcher<'a> {
     pub pos: Position,
     tt: Tt,
-    pub(super) deadline: &'a Deadline,
+    deadline: &'a Deadline,
     pub nodes: u64,
     pub aborted: bool,
     /// A limit of a sub-search (the root VCT) below the deadline: a node count, and an instant.
@@ -46,7 +46,7 @@ pub struct Searcher<'a> {
     history: Vec<[u32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
     pub(super) cell_lists: Vec<Vec<usize>>,
-    pub(super) vcf_cache: Vec<[u64; 2]>,
+    pub(super) threat_failures: super::threat::FailureCache,
 }
 
 /// Fills `list` with the moves worth searching for `me`, scored for ordering (history scores
@@ -114,6 +114,11 @@ pub struct RootResult {
     pub depth: u32,
 }
 
+/// A move that makes no three for either side: what reductions and pruning may touch.
+fn is_quiet(pos: &Position, cell: usize, me: Colour) -> bool {
+    pos.class(cell, me) < C_THREE && pos.class(cell, 1 - me) < C_THREE
+}
+
 /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
 /// with both, as the logarithmic formula of chess engines (Stockfish's reductions table).
 fn late_move_reduction(depth: i32, i: usize) -> i32 {
@@ -148,7 +153,7 @@ impl<'a> Searcher<'a> {
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             cell_lists: (0..=MAX_PLY + 64).map(|_| Vec::new()).collect(),
-            vcf_cache: vec![[0; 2]; 1 << 14],
+            threat_failures: super::threat::FailureCache::new(),
         }
     }
 
@@ -270,9 +275,7 @@ impl<'a> Searcher<'a> {
         let mut best_move = None;
         for i in 0..list.len() {
             let (cell, _) = list[i];
-            let quiet = set == MoveSet::All
-                && self.pos.class(cell, me) < C_THREE
-                && self.pos.class(cell, opp) < C_THREE;
+            let quiet = set == MoveSet::All && is_quiet(&self.pos, cell, me);
             // Late-move pruning: quiet moves far down the ordering are not searched at all
             // (the ordering puts every threat and every defence first).
             if quiet && i >= late_move_limit(depth, pv_node) && best > -WIN_THRESHOLD {
@@ -431,7 +434,7 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         let mut best_index = None;
         for (i, &(cell, _)) in root.iter().enumerate() {
-            let quiet = self.pos.class(cell, me) < C_THREE && self.pos.class(cell, opp) < C_THREE;
+            let quiet = is_quiet(&self.pos, cell, me);
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {

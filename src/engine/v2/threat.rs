@@ -8,6 +8,32 @@ use super::pattern::{C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::Colour;
 use super::search::Searcher;
 
+/// Positions where a VCF or VCT search failed, with the depth it failed at (a direct-mapped
+/// table: a newer failure takes the slot). The key tells the search and the attacker apart.
+pub struct FailureCache {
+    slots: Vec<[u64; 2]>,
+}
+
+impl FailureCache {
+    const SLOTS: usize = 1 << 14;
+
+    pub fn new() -> FailureCache {
+        FailureCache {
+            slots: vec![[0; 2]; Self::SLOTS],
+        }
+    }
+
+    /// Whether the search of `key` already failed at `depth` or deeper.
+    fn failed(&self, key: u64, depth: u32) -> bool {
+        let slot = self.slots[key as usize & (Self::SLOTS - 1)];
+        slot[0] == key && slot[1] >= u64::from(depth)
+    }
+
+    fn record(&mut self, key: u64, depth: u32) {
+        self.slots[key as usize & (Self::SLOTS - 1)] = [key, u64::from(depth)];
+    }
+}
+
 impl Searcher<'_> {
     /// Plies to the attacker's five (counting the attacker's moves and the forced replies) when
     /// `att`, to move, wins by continuous fours within `depth` fours; 0 when none is found.
@@ -25,8 +51,7 @@ impl Searcher<'_> {
             return 0;
         }
         let key = self.pos.hash() ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = key as usize & (self.vcf_cache.len() - 1);
-        if self.vcf_cache[slot][0] == key && self.vcf_cache[slot][1] >= depth as u64 {
+        if self.threat_failures.failed(key, depth) {
             return 0;
         }
         let mut fours = std::mem::take(&mut self.cell_lists[ply]);
@@ -68,7 +93,7 @@ impl Searcher<'_> {
         }
         self.cell_lists[ply] = fours;
         if result == 0 && !self.aborted {
-            self.vcf_cache[slot] = [key, depth as u64];
+            self.threat_failures.record(key, depth);
         }
         result
     }
@@ -164,8 +189,7 @@ impl Searcher<'_> {
             return self.vcf(att, depth, ply);
         }
         let key = self.pos.hash() ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        let slot = key as usize & (self.vcf_cache.len() - 1);
-        if self.vcf_cache[slot][0] == key && self.vcf_cache[slot][1] >= depth as u64 {
+        if self.threat_failures.failed(key, depth) {
             return 0;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
@@ -183,7 +207,7 @@ impl Searcher<'_> {
         }
         self.cell_lists[ply] = threats;
         if result == 0 && !self.aborted {
-            self.vcf_cache[slot] = [key, depth as u64];
+            self.threat_failures.record(key, depth);
         }
         result
     }
