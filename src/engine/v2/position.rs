@@ -208,6 +208,15 @@ impl Position {
         (0..self.cells.len()).find(|&c| self.cells[c] == EMPTY)
     }
 
+    /// Whether a stone on `a` changes the line patterns of `b`: the same cell, or one on a common
+    /// row, column or diagonal within the pattern window.
+    #[inline]
+    pub fn within_reach(&self, a: usize, b: usize) -> bool {
+        let dr = (a / self.width).abs_diff(b / self.width);
+        let dc = (a % self.width).abs_diff(b % self.width);
+        dr.max(dc) <= HALF && (dr == 0 || dc == 0 || dr == dc)
+    }
+
     /// First empty cell where `colour` makes five.
     pub fn find_win(&self, colour: Colour) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {

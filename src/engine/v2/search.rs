@@ -49,6 +49,9 @@ pub struct Searcher<'a> {
     pub(super) threat_failures: super::threat::FailureCache,
 }
 
+/// Threat cells remembered for the reach test of a defence; more is a rare, wide-open position.
+const MAX_THREAT_CELLS: usize = 16;
+
 /// Fills `list` with the moves worth searching for `me`, scored for ordering (history scores
 /// indexed by cell and colour break ties among quiet moves).
 pub fn generate_moves(
@@ -64,6 +67,24 @@ pub fn generate_moves(
         return MoveSet::ForcedBlock;
     }
     let defending = pos.count(opp, C_WIN_NEXT) > 0;
+    // The opponent's winning-next cells: a stone changes the patterns only of the cells within
+    // reach along its four lines, so a defence must be within reach of every one of them.
+    let mut threats = [0usize; MAX_THREAT_CELLS];
+    let mut threat_count = 0;
+    if defending {
+        for &cell in pos.candidates() {
+            let cell = cell as usize;
+            if pos.is_empty(cell) && pos.class(cell, opp) == C_WIN_NEXT {
+                if threat_count == MAX_THREAT_CELLS {
+                    // Too many to be worth the test; the trial below decides alone.
+                    threat_count = 0;
+                    break;
+                }
+                threats[threat_count] = cell;
+                threat_count += 1;
+            }
+        }
+    }
     let n = pos.candidates().len();
     for i in 0..n {
         let cell = pos.candidates()[i] as usize;
@@ -73,7 +94,11 @@ pub fn generate_moves(
         if defending && pos.class(cell, me) < C_FOUR {
             // Only a cell where the opponent could make a four can take away the threat of an
             // open four (or of two fours); check that it really does.
-            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4)
+                || !threats[..threat_count]
+                    .iter()
+                    .all(|&threat| pos.within_reach(cell, threat))
+            {
                 continue;
             }
             pos.make(cell, me);
