@@ -47,6 +47,17 @@ pub struct Position {
     stones: usize,
     table: &'static PatternTable,
     combos: &'static Combos,
+    /// One record per `make` of the search, so that `unmake` restores instead of recomputing.
+    undo: Vec<Undo>,
+    /// The pattern words of the cells each `make` re-read, in the order it visited them.
+    saved_words: Vec<[u16; 2]>,
+}
+
+/// What a `make` changed besides the line states (which `unmake` shifts back).
+struct Undo {
+    class_counts: [[u32; NUM_CLASSES]; 2],
+    value_sums: [i32; 2],
+    words_start: usize,
 }
 
 const NO_SLOT: u32 = u32::MAX;
@@ -84,6 +95,8 @@ impl Position {
             stones: 0,
             table,
             combos: pattern::combos(),
+            undo: Vec::new(),
+            saved_words: Vec::new(),
         };
         // Line states of the empty board: only walls are set.
         for cell in 0..size {
@@ -125,6 +138,9 @@ impl Position {
                 pos.make(cell, colour_of(stone));
             }
         }
+        // The given stones are never taken back: their records would only hold memory.
+        pos.undo.clear();
+        pos.saved_words.clear();
         pos
     }
 
@@ -271,6 +287,11 @@ impl Position {
     /// Puts a stone of `colour` on the empty cell `cell`.
     pub fn make(&mut self, cell: usize, colour: Colour) {
         debug_assert_eq!(self.cells[cell], EMPTY);
+        self.undo.push(Undo {
+            class_counts: self.class_counts,
+            value_sums: self.value_sums,
+            words_start: self.saved_words.len(),
+        });
         for c in 0..2 {
             self.add_contribution(cell, c, -1);
         }
@@ -284,9 +305,11 @@ impl Position {
 
     /// Adds (`PLACE`) or takes away the contribution of a `colour` stone at `cell` to the line
     /// states of the cells within reach in the four directions. Make and unmake are this one
-    /// update in opposite directions.
+    /// update in opposite directions: placing saves each cell's pattern words and re-reads them,
+    /// removing puts the saved words back (the cells are distinct, so the order does not matter).
     #[inline(always)]
     fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: usize) {
+        let mut saved = self.undo.last().map_or(0, |u| u.words_start);
         let shift = |value: u16, delta: u16| {
             if PLACE {
                 value.wrapping_add(delta)
@@ -302,29 +325,44 @@ impl Position {
                 let line = &mut self.lines[after][d];
                 line[colour] = shift(line[colour], self.table.delta(f, true));
                 line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                self.refresh(after, d);
+                self.reread::<PLACE>(after, d, &mut saved);
                 let before = (cell as isize - step * i as isize) as usize;
                 let f = HALF - 1 + i;
                 let line = &mut self.lines[before][d];
                 line[colour] = shift(line[colour], self.table.delta(f, true));
                 line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                self.refresh(before, d);
+                self.reread::<PLACE>(before, d, &mut saved);
             }
         }
     }
 
-    /// Removes the stone from `cell` (the reverse of the last `make` there).
+    #[inline(always)]
+    fn reread<const PLACE: bool>(&mut self, cell: usize, d: usize, saved: &mut usize) {
+        if PLACE {
+            self.saved_words.push(self.words[cell]);
+            self.refresh(cell, d);
+        } else {
+            self.words[cell] = self.saved_words[*saved];
+            *saved += 1;
+        }
+    }
+
+    /// Removes the stone from `cell`, the reverse of the last `make` (moves are taken back in
+    /// the reverse order of play; the stones the position was built with are never taken back).
     pub fn unmake(&mut self, cell: usize) {
         debug_assert!(self.cells[cell] == 1 || self.cells[cell] == 2);
+        debug_assert!(!self.undo.is_empty(), "unmake without a make");
         let colour = self.cells[cell] as usize - 1;
         self.cells[cell] = EMPTY;
         self.hash ^= zobrist(cell, colour);
         self.empties += 1;
         self.stones -= 1;
         self.shift_lines::<false>(cell, colour);
-        for c in 0..2 {
-            self.words[cell][c] = self.word_from_lines(cell, c);
-            self.add_contribution(cell, c, 1);
+        // The cell's own words were left alone while it held the stone.
+        if let Some(undo) = self.undo.pop() {
+            self.class_counts = undo.class_counts;
+            self.value_sums = undo.value_sums;
+            self.saved_words.truncate(undo.words_start);
         }
         self.touch_near(cell, false);
     }
