@@ -38,9 +38,9 @@ pub struct Position {
     class_counts: [[u32; NUM_CLASSES]; 2],
     value_sums: [i32; 2],
     near: Vec<u16>,
-    /// Cells with a stone within `NEAR_RADIUS` (occupied ones included), unordered.
+    /// Cells with a stone within `NEAR_RADIUS` (occupied ones included), in the order they
+    /// became near a stone: a `make` appends, its `unmake` truncates.
     candidates: Vec<u32>,
-    candidate_slot: Vec<u32>,
     pub dirs: [isize; 4],
     hash: u64,
     empties: usize,
@@ -58,9 +58,8 @@ struct Undo {
     class_counts: [[u32; NUM_CLASSES]; 2],
     value_sums: [i32; 2],
     words_start: usize,
+    candidates_len: usize,
 }
-
-const NO_SLOT: u32 = u32::MAX;
 
 impl Position {
     pub fn new(board: &Board, table: &'static PatternTable) -> Position {
@@ -88,7 +87,6 @@ impl Position {
             value_sums: [0; 2],
             near: vec![0; size],
             candidates: Vec::new(),
-            candidate_slot: vec![NO_SLOT; size],
             dirs,
             hash: 0,
             empties: rows * cols,
@@ -291,6 +289,7 @@ impl Position {
             class_counts: self.class_counts,
             value_sums: self.value_sums,
             words_start: self.saved_words.len(),
+            candidates_len: self.candidates.len(),
         });
         for c in 0..2 {
             self.add_contribution(cell, c, -1);
@@ -300,7 +299,7 @@ impl Position {
         self.empties -= 1;
         self.stones += 1;
         self.shift_lines::<true>(cell, colour);
-        self.touch_near(cell, true);
+        self.touch_near::<true>(cell);
     }
 
     /// Adds (`PLACE`) or takes away the contribution of a `colour` stone at `cell` to the line
@@ -358,40 +357,31 @@ impl Position {
         self.empties += 1;
         self.stones -= 1;
         self.shift_lines::<false>(cell, colour);
+        self.touch_near::<false>(cell);
         // The cell's own words were left alone while it held the stone.
         if let Some(undo) = self.undo.pop() {
             self.class_counts = undo.class_counts;
             self.value_sums = undo.value_sums;
             self.saved_words.truncate(undo.words_start);
+            // The cells that came near a stone with this one are the last ones listed.
+            self.candidates.truncate(undo.candidates_len);
         }
-        self.touch_near(cell, false);
     }
 
-    fn touch_near(&mut self, cell: usize, add: bool) {
+    /// Counts the stone at `cell` in (`ADD`) or out of the nearness of the cells around it;
+    /// a cell whose count becomes one joins the candidates (unmake takes them back in bulk).
+    fn touch_near<const ADD: bool>(&mut self, cell: usize) {
         let w = self.width as isize;
         for dr in -NEAR_RADIUS..=NEAR_RADIUS {
             for dc in -NEAR_RADIUS..=NEAR_RADIUS {
                 let q = (cell as isize + dr * w + dc) as usize;
-                if self.cells[q] == WALL {
-                    continue;
-                }
-                if add {
+                if ADD {
                     self.near[q] += 1;
-                    if self.near[q] == 1 {
-                        self.candidate_slot[q] = self.candidates.len() as u32;
+                    if self.near[q] == 1 && self.cells[q] != WALL {
                         self.candidates.push(q as u32);
                     }
                 } else {
                     self.near[q] -= 1;
-                    if self.near[q] == 0 {
-                        let slot = self.candidate_slot[q] as usize;
-                        let last = self.candidates.len() - 1;
-                        self.candidates.swap(slot, last);
-                        let moved = self.candidates[slot] as usize;
-                        self.candidate_slot[moved] = slot as u32;
-                        self.candidates.pop();
-                        self.candidate_slot[q] = NO_SLOT;
-                    }
                 }
             }
         }
