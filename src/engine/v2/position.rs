@@ -231,6 +231,49 @@ impl Position {
         dr.max(dc) <= HALF && (dr == 0 || dc == 0 || dr == dc)
     }
 
+    /// The empty cells within reach of `anchor` (on its lines, inside the pattern window) where
+    /// `colour` has class `class` or better.
+    pub fn cells_of_class_near(
+        &self,
+        colour: Colour,
+        class: u8,
+        anchor: usize,
+        out: &mut Vec<usize>,
+    ) {
+        out.clear();
+        for d in 0..4 {
+            let step = self.dirs[d];
+            for i in 1..=HALF as isize {
+                for c in [anchor as isize + step * i, anchor as isize - step * i] {
+                    let c = c as usize;
+                    if self.cells[c] == EMPTY && self.class(c, colour) >= class {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cell where `colour` makes five, looked for on the lines through `cell` only: after
+    /// `colour` makes a four at `cell`, its completion is there.
+    pub fn find_win_near(&self, colour: Colour, cell: usize) -> Option<usize> {
+        if self.count(colour, pattern::C_WIN) == 0 {
+            return None;
+        }
+        for d in 0..4 {
+            let step = self.dirs[d];
+            for i in 1..HALF as isize {
+                for c in [cell as isize + step * i, cell as isize - step * i] {
+                    let c = c as usize;
+                    if self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN {
+                        return Some(c);
+                    }
+                }
+            }
+        }
+        self.find_win(colour)
+    }
+
     /// First empty cell where `colour` makes five.
     pub fn find_win(&self, colour: Colour) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {
@@ -462,6 +505,41 @@ mod tests {
         assert_eq!(pos.hash(), hash);
         let fresh = Position::new(&board, table);
         assert_eq!(fresh.candidates().len(), pos.candidates().len());
+    }
+
+    #[test]
+    fn near_scans_agree_with_full_scans_within_reach() {
+        let table = pattern::table_for(5, false).unwrap();
+        let board = Board::from_rows(&[
+            "...........",
+            "..N.N.N....",
+            "...BB.N.B..",
+            "..N..NN....",
+            "...B...B...",
+            "....N......",
+        ])
+        .unwrap();
+        let pos = Position::new(&board, table);
+        let (mut near, mut all) = (Vec::new(), Vec::new());
+        for anchor in (0..pos.cells.len()).filter(|&c| pos.cells[c] != WALL) {
+            for class in [pattern::C_THREE, pattern::C_FOUR] {
+                pos.cells_of_class_near(0, class, anchor, &mut near);
+                pos.cells_of_class(0, class, &mut all);
+                all.retain(|&c| c != anchor && pos.within_reach(c, anchor));
+                near.sort_unstable();
+                all.sort_unstable();
+                assert_eq!(near, all, "anchor {anchor} class {class}");
+            }
+        }
+        // Black's four (1,2)-(1,6) with (1,3) and (1,5) empty: after (1,3) the five is at (1,5).
+        let mut pos = Position::new(&board, table);
+        let four = pos.cell_of(Move::new(1, 3));
+        pos.make(four, 0);
+        assert_eq!(pos.find_win_near(0, four), pos.find_win(0));
+        assert_eq!(
+            pos.find_win_near(0, four),
+            Some(pos.cell_of(Move::new(1, 5)))
+        );
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub struct Searcher<'a> {
     move_lists: Vec<Vec<(usize, i32)>>,
     pub(super) cell_lists: Vec<Vec<usize>>,
     pub(super) threat_failures: super::threat::FailureCache,
+    /// The attacker's previous four inside a VCF, whose reach bounds the next one.
+    pub(super) last_four: Option<usize>,
 }
 
 /// Threat cells remembered for the reach test of a defence; more is a rare, wide-open position.
@@ -179,6 +181,7 @@ impl<'a> Searcher<'a> {
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             cell_lists: (0..=MAX_PLY + 64).map(|_| Vec::new()).collect(),
             threat_failures: super::threat::FailureCache::new(),
+            last_four: None,
         }
     }
 

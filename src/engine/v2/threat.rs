@@ -50,7 +50,13 @@ impl Searcher<'_> {
         if def_fives >= 2 || depth == 0 || ply >= self.cell_lists.len() {
             return 0;
         }
-        let key = self.pos.hash() ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // After the first four, only fours within reach of the previous one are tried: any other
+        // was already there before it and could have been played first (the dependency idea of
+        // Allis' threat-space search). The failure key tells the restricted searches apart.
+        let last_four = self.last_four;
+        let key = self.pos.hash()
+            ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ last_four.map_or(0, |c| (c as u64 + 7).wrapping_mul(0xD6E8_FEB8_6659_FD93));
         if self.threat_failures.failed(key, depth) {
             return 0;
         }
@@ -63,7 +69,12 @@ impl Searcher<'_> {
                 }
             }
         } else {
-            self.pos.cells_of_class(att, C_FOUR, &mut fours);
+            match last_four {
+                Some(anchor) => self
+                    .pos
+                    .cells_of_class_near(att, C_FOUR, anchor, &mut fours),
+                None => self.pos.cells_of_class(att, C_FOUR, &mut fours),
+            }
             let pos = &self.pos;
             fours.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
         }
@@ -77,9 +88,11 @@ impl Searcher<'_> {
             }
             self.pos.make(cell, att);
             if self.pos.count(def, C_WIN) == 0 {
-                if let Some(reply) = self.pos.find_win(att) {
+                if let Some(reply) = self.pos.find_win_near(att, cell) {
                     self.pos.make(reply, def);
+                    self.last_four = Some(cell);
                     let plies = self.vcf(att, depth - 1, ply + 1);
+                    self.last_four = last_four;
                     self.pos.unmake(reply);
                     if plies > 0 {
                         result = plies + 2;
@@ -123,7 +136,9 @@ impl Searcher<'_> {
                 3
             } else if let Some(reply) = self.pos.find_win(att) {
                 self.pos.make(reply, def);
+                self.last_four = Some(cell);
                 let plies = self.vcf(att, depth.saturating_sub(1), 0);
+                self.last_four = None;
                 self.pos.unmake(reply);
                 if plies > 0 {
                     plies + 2
