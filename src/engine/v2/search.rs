@@ -49,6 +49,8 @@ pub struct Searcher<'a> {
     pub(super) threat_failures: super::threat::FailureCache,
     /// The attacker's previous four inside a VCF, whose reach bounds the next one.
     pub(super) last_four: Option<usize>,
+    /// Inside a VCT: the attacker's last threat, and the stone it blocked a four with since.
+    pub(super) last_threat: [Option<usize>; 2],
 }
 
 /// Threat cells remembered for the reach test of a defence; more is a rare, wide-open position.
@@ -182,6 +184,7 @@ impl<'a> Searcher<'a> {
             cell_lists: (0..=MAX_PLY + 64).map(|_| Vec::new()).collect(),
             threat_failures: super::threat::FailureCache::new(),
             last_four: None,
+            last_threat: [None, None],
         }
     }
 

@@ -185,7 +185,10 @@ impl Searcher<'_> {
                 return 0;
             };
             self.pos.make(block, att);
+            let anchors = self.last_threat;
+            self.last_threat[1] = Some(block);
             let plies = self.defender_turn(att, depth, ply + 1);
+            self.last_threat = anchors;
             self.pos.unmake(block);
             return if plies > 0 && !self.aborted {
                 plies + 1
@@ -203,12 +206,37 @@ impl Searcher<'_> {
         if self.pos.count(def, C_WIN_NEXT) > 0 {
             return self.vcf(att, depth, ply);
         }
-        let key = self.pos.hash() ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        // As in the VCF, a threat after the first must be within reach of the attacker's last
+        // threat (or of the stone that blocked a defender's four since).
+        let anchors = self.last_threat;
+        let anchor_key = |a: Option<usize>, salt: u64| {
+            a.map_or(0, |c| (c as u64 + salt).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+        };
+        let key = self.pos.hash()
+            ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ anchor_key(anchors[0], 11)
+            ^ anchor_key(anchors[1], 4093).rotate_left(17);
         if self.threat_failures.failed(key, depth) {
             return 0;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
-        self.pos.cells_of_class(att, C_THREE, &mut threats);
+        match anchors {
+            [Some(threat), block] => {
+                self.pos
+                    .cells_of_class_near(att, C_THREE, threat, &mut threats);
+                if let Some(block) = block {
+                    let mut more = std::mem::take(&mut self.cell_lists[ply + 1]);
+                    self.pos.cells_of_class_near(att, C_THREE, block, &mut more);
+                    for cell in more.iter().copied() {
+                        if !threats.contains(&cell) {
+                            threats.push(cell);
+                        }
+                    }
+                    self.cell_lists[ply + 1] = more;
+                }
+            }
+            _ => self.pos.cells_of_class(att, C_THREE, &mut threats),
+        }
         {
             let pos = &self.pos;
             threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
@@ -230,7 +258,10 @@ impl Searcher<'_> {
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
     fn vct_move(&mut self, att: Colour, cell: usize, depth: u32, ply: usize) -> i32 {
         self.pos.make(cell, att);
+        let anchors = self.last_threat;
+        self.last_threat = [Some(cell), None];
         let plies = self.defender_turn(att, depth - 1, ply + 1);
+        self.last_threat = anchors;
         self.pos.unmake(cell);
         if plies > 0 && !self.aborted {
             plies + 1
