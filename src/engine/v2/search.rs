@@ -143,9 +143,11 @@ pub struct RootResult {
     pub depth: u32,
 }
 
-/// A move that makes no three for either side: what reductions and pruning may touch.
+/// A move that makes no three of ours and takes no double three (or better) from the opponent:
+/// what reductions and pruning may touch. Taking a single three's cell from the opponent only
+/// blocks a two, and such moves were most of every node's list.
 fn is_quiet(pos: &Position, cell: usize, me: Colour) -> bool {
-    pos.class(cell, me) < C_THREE && pos.class(cell, 1 - me) < C_THREE
+    pos.class(cell, me) < C_THREE && pos.class(cell, 1 - me) < C_DOUBLE_THREE
 }
 
 /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
