@@ -159,7 +159,7 @@ fn late_move_reduction(depth: i32, i: usize) -> i32 {
 
 /// Quiet moves searched at a node of this depth before the rest are pruned.
 fn late_move_limit(depth: i32, pv_node: bool) -> usize {
-    let base = 5 + 3 * depth.max(0) as usize;
+    let base = 3 + 2 * depth.max(0) as usize;
     if pv_node {
         2 * base
     } else {
