@@ -231,6 +231,16 @@ impl Position {
         dr.max(dc) <= HALF && (dr == 0 || dc == 0 || dr == dc)
     }
 
+    /// The cells on the four lines through `cell`, at most `reach` away from it (walls included:
+    /// the padding keeps every index inside the grid for reaches up to `HALF`).
+    fn line_neighbours(&self, cell: usize, reach: usize) -> impl Iterator<Item = usize> + '_ {
+        self.dirs.iter().flat_map(move |&step| {
+            (1..=reach as isize).flat_map(move |i| {
+                [cell as isize + step * i, cell as isize - step * i].map(|c| c as usize)
+            })
+        })
+    }
+
     /// The empty cells within reach of `anchor` (on its lines, inside the pattern window) where
     /// `colour` has class `class` or better.
     pub fn cells_of_class_near(
@@ -241,37 +251,21 @@ impl Position {
         out: &mut Vec<usize>,
     ) {
         out.clear();
-        for d in 0..4 {
-            let step = self.dirs[d];
-            for i in 1..=HALF as isize {
-                for c in [anchor as isize + step * i, anchor as isize - step * i] {
-                    let c = c as usize;
-                    if self.cells[c] == EMPTY && self.class(c, colour) >= class {
-                        out.push(c);
-                    }
-                }
-            }
-        }
+        out.extend(
+            self.line_neighbours(anchor, HALF)
+                .filter(|&c| self.cells[c] == EMPTY && self.class(c, colour) >= class),
+        );
     }
 
-    /// The cell where `colour` makes five, looked for on the lines through `cell` only: after
+    /// The cell where `colour` makes five, looked for on the lines through `cell` first: after
     /// `colour` makes a four at `cell`, its completion is there.
     pub fn find_win_near(&self, colour: Colour, cell: usize) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {
             return None;
         }
-        for d in 0..4 {
-            let step = self.dirs[d];
-            for i in 1..HALF as isize {
-                for c in [cell as isize + step * i, cell as isize - step * i] {
-                    let c = c as usize;
-                    if self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN {
-                        return Some(c);
-                    }
-                }
-            }
-        }
-        self.find_win(colour)
+        self.line_neighbours(cell, HALF - 1)
+            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
+            .or_else(|| self.find_win(colour))
     }
 
     /// First empty cell where `colour` makes five.
