@@ -531,3 +531,73 @@ impl Searcher<'_> {
         self.deadline.remaining()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::position::colour_of;
+    use super::*;
+    use crate::board::{Board, Move, Stone};
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    /// The defences of the unfiltered rule: every cell where the opponent could make a four,
+    /// tried by playing it (what generation did before the reach test).
+    fn defences_by_trial(pos: &mut Position, me: Colour) -> Vec<usize> {
+        let opp = 1 - me;
+        let mut cells: Vec<usize> = pos.candidates().iter().map(|&c| c as usize).collect();
+        cells.retain(|&cell| {
+            if !pos.is_empty(cell) {
+                return false;
+            }
+            if pos.class(cell, me) >= C_FOUR {
+                return true;
+            }
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
+                return false;
+            }
+            pos.make(cell, me);
+            let stops = pos.count(opp, C_WIN_NEXT) == 0;
+            pos.unmake(cell);
+            stops
+        });
+        cells.sort_unstable();
+        cells
+    }
+
+    #[test]
+    fn the_reach_test_keeps_every_defence_against_an_open_three() {
+        let table = pattern::table_for(5, false).unwrap();
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut checked = 0;
+        for _ in 0..3000 {
+            let mut board = Board::new(12, 12).unwrap();
+            let mut stone = Stone::Black;
+            for _ in 0..rng.gen_range(6..30) {
+                let mv = Move::new(rng.gen_range(3..9), rng.gen_range(3..9));
+                if board.is_empty_cell(mv) {
+                    board.play(mv, stone).unwrap();
+                    stone = stone.opponent();
+                }
+            }
+            let me = colour_of(board.side_to_move().unwrap());
+            let mut pos = Position::new(&board, table);
+            if pos.count(1 - me, C_WIN) > 0 || pos.count(1 - me, C_WIN_NEXT) == 0 {
+                continue;
+            }
+            let mut list = Vec::new();
+            assert_eq!(
+                generate_moves(&mut pos, &[], me, &mut list),
+                MoveSet::Defence
+            );
+            let mut generated: Vec<usize> = list.iter().map(|&(c, _)| c).collect();
+            generated.sort_unstable();
+            assert_eq!(
+                generated,
+                defences_by_trial(&mut pos, me),
+                "{:?}",
+                board.to_rows()
+            );
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} positions with an open three");
+    }
+}
