@@ -241,20 +241,26 @@ impl Position {
         })
     }
 
-    /// The empty cells within reach of `anchor` (on its lines, inside the pattern window) where
-    /// `colour` has class `class` or better.
+    /// The empty cells within reach of one of `anchors` (on its lines, inside the pattern window)
+    /// where `colour` has class `class` or better, each once, in no particular order.
     pub fn cells_of_class_near(
         &self,
         colour: Colour,
         class: u8,
-        anchor: usize,
+        anchors: &[usize],
         out: &mut Vec<usize>,
     ) {
         out.clear();
-        out.extend(
-            self.line_neighbours(anchor, HALF)
-                .filter(|&c| self.cells[c] == EMPTY && self.class(c, colour) >= class),
-        );
+        for &anchor in anchors {
+            out.extend(
+                self.line_neighbours(anchor, HALF)
+                    .filter(|&c| self.cells[c] == EMPTY && self.class(c, colour) >= class),
+            );
+        }
+        if anchors.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
     }
 
     /// The cell where `colour` makes five, looked for on the lines through `cell` first: after
@@ -517,7 +523,7 @@ mod tests {
         let (mut near, mut all) = (Vec::new(), Vec::new());
         for anchor in (0..pos.cells.len()).filter(|&c| pos.cells[c] != WALL) {
             for class in [pattern::C_THREE, pattern::C_FOUR] {
-                pos.cells_of_class_near(0, class, anchor, &mut near);
+                pos.cells_of_class_near(0, class, &[anchor], &mut near);
                 pos.cells_of_class(0, class, &mut all);
                 all.retain(|&c| c != anchor && pos.within_reach(c, anchor));
                 near.sort_unstable();
@@ -525,6 +531,23 @@ mod tests {
                 assert_eq!(near, all, "anchor {anchor} class {class}");
             }
         }
+        // Two anchors whose reaches overlap: the union of each one's cells, each once.
+        let (a, b) = (pos.cell_of(Move::new(1, 3)), pos.cell_of(Move::new(3, 3)));
+        pos.cells_of_class_near(0, pattern::C_THREE, &[a, b], &mut near);
+        let mut union = Vec::new();
+        for anchor in [a, b] {
+            pos.cells_of_class_near(0, pattern::C_THREE, &[anchor], &mut all);
+            union.extend_from_slice(&all);
+        }
+        let with_repeats = union.len();
+        union.sort_unstable();
+        union.dedup();
+        assert!(
+            union.len() < with_repeats,
+            "the reaches should share a cell"
+        );
+        near.sort_unstable();
+        assert_eq!(near, union);
         // Black's four (1,2)-(1,6) with (1,3) and (1,5) empty: after (1,3) the five is at (1,5).
         let mut pos = Position::new(&board, table);
         let four = pos.cell_of(Move::new(1, 3));

@@ -34,6 +34,12 @@ impl FailureCache {
     }
 }
 
+/// What a restricted threat search mixes into its failure key for the cell bounding it, so that
+/// its failures are not taken for those of a search bounded elsewhere (or not at all).
+fn anchor_key(anchor: Option<usize>, salt: u64) -> u64 {
+    anchor.map_or(0, |c| (c as u64 + salt).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+}
+
 impl Searcher<'_> {
     /// Plies to the attacker's five (counting the attacker's moves and the forced replies) when
     /// `att`, to move, wins by continuous fours within `depth` fours; 0 when none is found.
@@ -56,7 +62,7 @@ impl Searcher<'_> {
         let last_four = self.last_four;
         let key = self.pos.hash()
             ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ last_four.map_or(0, |c| (c as u64 + 7).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+            ^ anchor_key(last_four, 7);
         if self.threat_failures.failed(key, depth) {
             return 0;
         }
@@ -72,7 +78,7 @@ impl Searcher<'_> {
             match last_four {
                 Some(anchor) => self
                     .pos
-                    .cells_of_class_near(att, C_FOUR, anchor, &mut fours),
+                    .cells_of_class_near(att, C_FOUR, &[anchor], &mut fours),
                 None => self.pos.cells_of_class(att, C_FOUR, &mut fours),
             }
             let pos = &self.pos;
@@ -209,9 +215,6 @@ impl Searcher<'_> {
         // As in the VCF, a threat after the first must be within reach of the attacker's last
         // threat (or of the stone that blocked a defender's four since).
         let anchors = self.last_threat;
-        let anchor_key = |a: Option<usize>, salt: u64| {
-            a.map_or(0, |c| (c as u64 + salt).wrapping_mul(0xD6E8_FEB8_6659_FD93))
-        };
         let key = self.pos.hash()
             ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
             ^ anchor_key(anchors[0], 11)
@@ -221,19 +224,13 @@ impl Searcher<'_> {
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
         match anchors {
-            [Some(threat), block] => {
+            [Some(threat), None] => {
                 self.pos
-                    .cells_of_class_near(att, C_THREE, threat, &mut threats);
-                if let Some(block) = block {
-                    let mut more = std::mem::take(&mut self.cell_lists[ply + 1]);
-                    self.pos.cells_of_class_near(att, C_THREE, block, &mut more);
-                    for cell in more.iter().copied() {
-                        if !threats.contains(&cell) {
-                            threats.push(cell);
-                        }
-                    }
-                    self.cell_lists[ply + 1] = more;
-                }
+                    .cells_of_class_near(att, C_THREE, &[threat], &mut threats)
+            }
+            [Some(threat), Some(block)] => {
+                self.pos
+                    .cells_of_class_near(att, C_THREE, &[threat, block], &mut threats)
             }
             _ => self.pos.cells_of_class(att, C_THREE, &mut threats),
         }
