@@ -49,8 +49,8 @@ pub struct Position {
     combos: &'static Combos,
     /// One record per `make` of the search, so that `unmake` restores instead of recomputing.
     undo: Vec<Undo>,
-    /// The pattern words of the cells each `make` re-read, in the order it visited them.
-    saved_words: Vec<[u16; 2]>,
+    /// The cells each `make` re-read, with their pattern words from before it.
+    saved_words: Vec<(u32, [u16; 2])>,
 }
 
 /// What a `make` changed besides the line states (which `unmake` shifts back).
@@ -347,11 +347,10 @@ impl Position {
 
     /// Adds (`PLACE`) or takes away the contribution of a `colour` stone at `cell` to the line
     /// states of the cells within reach in the four directions. Make and unmake are this one
-    /// update in opposite directions: placing saves each cell's pattern words and re-reads them,
-    /// removing puts the saved words back (the cells are distinct, so the order does not matter).
+    /// update in opposite directions; placing also saves each cell's pattern words and re-reads
+    /// them (removing leaves the words to `unmake`, which puts the saved ones back).
     #[inline(always)]
     fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: usize) {
-        let mut saved = self.undo.last().map_or(0, |u| u.words_start);
         let shift = |value: u16, delta: u16| {
             if PLACE {
                 value.wrapping_add(delta)
@@ -367,33 +366,36 @@ impl Position {
                 let line = &mut self.lines[after][d];
                 line[colour] = shift(line[colour], self.table.delta(f, true));
                 line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                self.reread::<PLACE>(after, d, &mut saved);
+                if PLACE {
+                    self.save_and_refresh(after, d);
+                }
                 let before = (cell as isize - step * i as isize) as usize;
                 let f = HALF - 1 + i;
                 let line = &mut self.lines[before][d];
                 line[colour] = shift(line[colour], self.table.delta(f, true));
                 line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                self.reread::<PLACE>(before, d, &mut saved);
+                if PLACE {
+                    self.save_and_refresh(before, d);
+                }
             }
         }
     }
 
     #[inline(always)]
-    fn reread<const PLACE: bool>(&mut self, cell: usize, d: usize, saved: &mut usize) {
-        if PLACE {
-            self.saved_words.push(self.words[cell]);
-            self.refresh(cell, d);
-        } else {
-            self.words[cell] = self.saved_words[*saved];
-            *saved += 1;
-        }
+    fn save_and_refresh(&mut self, cell: usize, d: usize) {
+        self.saved_words.push((cell as u32, self.words[cell]));
+        self.refresh(cell, d);
     }
 
     /// Removes the stone from `cell`, the reverse of the last `make` (moves are taken back in
     /// the reverse order of play; the stones the position was built with are never taken back).
     pub fn unmake(&mut self, cell: usize) {
         debug_assert!(self.cells[cell] == 1 || self.cells[cell] == 2);
-        debug_assert!(!self.undo.is_empty(), "unmake without a make");
+        let Some(undo) = self.undo.pop() else {
+            // Only a stone the position was built with: leave the position whole and unchanged.
+            debug_assert!(false, "unmake without a make");
+            return;
+        };
         let colour = self.cells[cell] as usize - 1;
         self.cells[cell] = EMPTY;
         self.hash ^= zobrist(cell, colour);
@@ -402,13 +404,14 @@ impl Position {
         self.shift_lines::<false>(cell, colour);
         self.touch_near::<false>(cell);
         // The cell's own words were left alone while it held the stone.
-        if let Some(undo) = self.undo.pop() {
-            self.class_counts = undo.class_counts;
-            self.value_sums = undo.value_sums;
-            self.saved_words.truncate(undo.words_start);
-            // The cells that came near a stone with this one are the last ones listed.
-            self.candidates.truncate(undo.candidates_len);
+        for &(saved, words) in &self.saved_words[undo.words_start..] {
+            self.words[saved as usize] = words;
         }
+        self.saved_words.truncate(undo.words_start);
+        self.class_counts = undo.class_counts;
+        self.value_sums = undo.value_sums;
+        // The cells that came near a stone with this one are the last ones listed.
+        self.candidates.truncate(undo.candidates_len);
     }
 
     /// Counts the stone at `cell` in (`ADD`) or out of the nearness of the cells around it;
