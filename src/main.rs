@@ -33,6 +33,8 @@ enum Command {
     Match(connect5::referee::MatchArgs),
     /// Play against the engine in the terminal.
     Play(connect5::play::PlayArgs),
+    /// Replay the games a player lost in a match's JSON summary and find where each was lost.
+    Review(connect5::referee::review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(connect5::bench::BenchArgs),
     /// The morpion (tic-tac-toe) agents of the course: games, training, analysis.
@@ -224,7 +226,28 @@ fn main() -> ExitCode {
         Command::Stdio(args) => stdio(args),
         Command::Match(args) => connect5::referee::run(args),
         Command::Play(args) => connect5::play::run(args),
-        Command::Bench(args) => connect5::bench::run(args),
-        Command::Morpion(args) => connect5::morpion::run(args),
+        Command::Bench(args) => {
+            exit_quietly_when_the_reader_leaves();
+            connect5::bench::run(args)
+        }
+        Command::Review(args) => {
+            exit_quietly_when_the_reader_leaves();
+            connect5::referee::review::run(args)
+        }
+        Command::Morpion(args) => {
+            exit_quietly_when_the_reader_leaves();
+            connect5::morpion::run(args)
+        }
+    }
+}
+
+/// Commands that only print a report end quietly when their reader goes away (`connect5 bench |
+/// head`), as Unix tools do, instead of panicking on the failed write. Not for the protocol modes
+/// and the match runner: they write to peers that may vanish and treat that as an error to handle.
+fn exit_quietly_when_the_reader_leaves() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::player::{Fault, Player};
 use crate::board::{Board, Move, Rule, Stone};
@@ -68,7 +68,7 @@ impl TimeControl {
 }
 
 /// How a game ended, colour-wise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     BlackWins,
@@ -95,7 +95,7 @@ impl Outcome {
 }
 
 /// Why the game ended; every loss that is not a five names the fault.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Termination {
     /// A line of exactly K (K or more under the freestyle rule).
@@ -121,7 +121,7 @@ impl Termination {
 }
 
 /// One move as played, with the time its player took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayedMove {
     pub row: usize,
     pub col: usize,
@@ -129,7 +129,7 @@ pub struct PlayedMove {
 }
 
 /// Everything a game leaves behind.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameRecord {
     pub black: String,
     pub white: String,

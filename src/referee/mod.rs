@@ -7,6 +7,7 @@ pub mod openings;
 pub mod player;
 pub mod records;
 pub mod report;
+pub mod review;
 pub mod schedule;
 pub mod stats;
 

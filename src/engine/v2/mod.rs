@@ -159,7 +159,12 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     }
     root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if root.len() == 1 || set == MoveSet::ForcedBlock {
-        let score = searcher.evaluate(me);
+        // Two cells that each make the opponent's five: the block of one loses to the other.
+        let score = if searcher.pos.count(opp, pattern::C_WIN) >= 2 {
+            -(WIN - 2)
+        } else {
+            searcher.evaluate(me)
+        };
         return decide(searcher, root[0].0, score, 0);
     }
     if searcher.deadline_expired() {
