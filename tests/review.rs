@@ -163,6 +163,18 @@ fn review_of_the_other_player_and_bad_input() {
         "{}",
         stderr(&output)
     );
+
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+    summary["games"][0]["k"] = json!(0);
+    std::fs::write(&broken, summary.to_string()).expect("write");
+    let output = review(&broken, &[]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("game 1: line length 0 out of range (1 to 15 on this board)"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

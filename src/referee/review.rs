@@ -205,8 +205,14 @@ fn review_game(
     budget: Duration,
     config: &EngineConfig,
 ) -> Result<Verdict, String> {
-    let rule = Rule::exact(record.k);
     let mut board = Board::new(record.rows, record.cols).map_err(|e| e.to_string())?;
+    let rule =
+        Rule::for_board_with_k(record.rows, record.cols, Some(record.k)).map_err(|longest| {
+            format!(
+                "line length {} out of range (1 to {longest} on this board)",
+                record.k
+            )
+        })?;
     let mut side = Stone::Black;
     for &(row, col) in &record.opening {
         board
