@@ -135,8 +135,12 @@ impl Classifier {
 /// states, a table small enough to stay in the first-level cache. Positions keep, per cell,
 /// direction and colour, the state index itself, updated by adding a per-field delta when a
 /// stone lands nearby, so a lookup is one load.
+/// Tables indexed by a `u16` cover every `u16`, so that a lookup needs no bounds check.
+const U16_RANGE: usize = 1 << 16;
+
 pub struct PatternTable {
-    codes: Vec<u8>,
+    /// Only the first `REL_STATES` entries are reachable; the rest stay `DEAD`.
+    codes: Box<[u8; U16_RANGE]>,
     /// Index increment when field `f` turns from empty to own (`[f][1]`) or blocked (`[f][0]`).
     deltas: [[u16; 2]; 2 * HALF],
 }
@@ -170,12 +174,10 @@ impl PatternTable {
                 *slot = rel_index(&line) as u16;
             }
         }
-        let codes = (0..REL_STATES)
-            .map(|idx| {
-                let mut line = decode(idx);
-                classifier.classify(&mut line)
-            })
-            .collect();
+        let mut codes = Box::new([DEAD; U16_RANGE]);
+        for (idx, code) in codes.iter_mut().enumerate().take(REL_STATES) {
+            *code = classifier.classify(&mut decode(idx));
+        }
         PatternTable { codes, deltas }
     }
 
@@ -256,7 +258,7 @@ pub const NUM_CLASSES: usize = 8;
 /// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes),
 /// packed in one entry (class in the top three bits) so that an update reads one table.
 pub struct Combos {
-    entries: Vec<u16>,
+    entries: Box<[u16; U16_RANGE]>,
 }
 
 const CLASS_SHIFT: u32 = 13;
@@ -318,13 +320,12 @@ fn combine(word: u16) -> (u8, i16) {
 pub fn combos() -> &'static Combos {
     static COMBOS: OnceLock<Combos> = OnceLock::new();
     COMBOS.get_or_init(|| {
-        let entries = (0..=u16::MAX)
-            .map(|word| {
-                let (class, value) = combine(word);
-                debug_assert!((0..=VALUE_MASK as i16).contains(&value));
-                (class as u16) << CLASS_SHIFT | value as u16
-            })
-            .collect();
+        let mut entries = Box::new([0u16; U16_RANGE]);
+        for (word, entry) in (0..=u16::MAX).zip(entries.iter_mut()) {
+            let (class, value) = combine(word);
+            debug_assert!((0..=VALUE_MASK as i16).contains(&value));
+            *entry = (class as u16) << CLASS_SHIFT | value as u16;
+        }
         Combos { entries }
     })
 }

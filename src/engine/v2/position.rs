@@ -307,9 +307,6 @@ impl Position {
     /// Re-reads the pattern of an empty cell in one direction after its key changed.
     #[inline]
     fn refresh(&mut self, cell: usize, d: usize) {
-        if self.cells[cell] != EMPTY {
-            return;
-        }
         for colour in 0..2 {
             let code = self.table.code_at(self.lines[cell][d][colour]) as u16;
             let old = self.words[cell][colour];
@@ -381,10 +378,13 @@ impl Position {
         }
     }
 
+    /// Only empty cells have patterns to re-read (and so words to save).
     #[inline(always)]
     fn save_and_refresh(&mut self, cell: usize, d: usize) {
-        self.saved_words.push((cell as u32, self.words[cell]));
-        self.refresh(cell, d);
+        if self.cells[cell] == EMPTY {
+            self.saved_words.push((cell as u32, self.words[cell]));
+            self.refresh(cell, d);
+        }
     }
 
     /// Removes the stone from `cell`, the reverse of the last `make` (moves are taken back in
