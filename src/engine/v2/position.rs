@@ -26,13 +26,27 @@ fn zobrist(cell: usize, colour: Colour) -> u64 {
     z ^ (z >> 31)
 }
 
+/// One colour's line state out of a cell's two (see `Position::lines`).
+#[inline(always)]
+fn line_state(line: u32, colour: Colour) -> u16 {
+    (line >> (16 * colour)) as u16
+}
+
+/// The two colours' line-state changes packed as `Position::lines` keeps them.
+#[inline(always)]
+fn both_colours(black: u16, white: u16) -> u32 {
+    u32::from(black) | u32::from(white) << 16
+}
+
 pub struct Position {
     pub rows: usize,
     pub cols: usize,
     pub width: usize,
     cells: Vec<u8>,
-    /// Per cell, direction and colour: the relative line state (see `PatternTable`).
-    lines: Vec<[[u16; 2]; 4]>,
+    /// Per cell and direction: the relative line states (see `PatternTable`) of both colours,
+    /// black's in the low half and white's in the high half, so that a stone shifts both with
+    /// one addition (each half stays below 2^16, so no carry crosses between them).
+    lines: Vec<[u32; 4]>,
     /// Per cell and colour: four 4-bit directional pattern codes.
     words: Vec<[u16; 2]>,
     class_counts: [[u32; NUM_CLASSES]; 2],
@@ -81,7 +95,7 @@ impl Position {
             cols,
             width,
             cells,
-            lines: vec![[[0; 2]; 4]; size],
+            lines: vec![[0; 4]; size],
             words: vec![[0; 2]; size],
             class_counts: [[0; NUM_CLASSES]; 2],
             value_sums: [0; 2],
@@ -116,9 +130,8 @@ impl Position {
                         || nc >= w
                         || pos.cells[nr as usize * width + nc as usize] == WALL;
                     if wall {
-                        for colour in 0..2 {
-                            pos.lines[cell][d][colour] += table.delta(f, false);
-                        }
+                        let wall = table.delta(f, false);
+                        pos.lines[cell][d] += both_colours(wall, wall);
                     }
                 }
             }
@@ -288,7 +301,7 @@ impl Position {
     fn word_from_lines(&self, cell: usize, colour: Colour) -> u16 {
         let mut word = 0u16;
         for d in 0..4 {
-            word |= (self.table.code_at(self.lines[cell][d][colour]) as u16) << (4 * d);
+            word |= (self.table.code_at(line_state(self.lines[cell][d], colour)) as u16) << (4 * d);
         }
         word
     }
@@ -308,7 +321,7 @@ impl Position {
     #[inline]
     fn refresh(&mut self, cell: usize, d: usize) {
         for colour in 0..2 {
-            let code = self.table.code_at(self.lines[cell][d][colour]) as u16;
+            let code = self.table.code_at(line_state(self.lines[cell][d], colour)) as u16;
             let old = self.words[cell][colour];
             let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
             if new != old {
@@ -348,33 +361,33 @@ impl Position {
     /// them (removing leaves the words to `unmake`, which puts the saved ones back).
     #[inline(always)]
     fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: usize) {
-        let shift = |value: u16, delta: u16| {
-            if PLACE {
-                value.wrapping_add(delta)
+        let deltas: [u32; 2 * HALF] = std::array::from_fn(|f| {
+            let (own, other) = (self.table.delta(f, true), self.table.delta(f, false));
+            if colour == 0 {
+                both_colours(own, other)
             } else {
-                value.wrapping_sub(delta)
+                both_colours(other, own)
             }
-        };
+        });
         for d in 0..4 {
             let step = self.dirs[d];
             for i in 1..=HALF {
                 let after = (cell as isize + step * i as isize) as usize;
-                let f = HALF - i;
-                let line = &mut self.lines[after][d];
-                line[colour] = shift(line[colour], self.table.delta(f, true));
-                line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                if PLACE {
-                    self.save_and_refresh(after, d);
-                }
+                self.shift_line::<PLACE>(after, d, deltas[HALF - i]);
                 let before = (cell as isize - step * i as isize) as usize;
-                let f = HALF - 1 + i;
-                let line = &mut self.lines[before][d];
-                line[colour] = shift(line[colour], self.table.delta(f, true));
-                line[1 - colour] = shift(line[1 - colour], self.table.delta(f, false));
-                if PLACE {
-                    self.save_and_refresh(before, d);
-                }
+                self.shift_line::<PLACE>(before, d, deltas[HALF - 1 + i]);
             }
+        }
+    }
+
+    #[inline(always)]
+    fn shift_line<const PLACE: bool>(&mut self, cell: usize, d: usize, delta: u32) {
+        let line = &mut self.lines[cell][d];
+        if PLACE {
+            *line = line.wrapping_add(delta);
+            self.save_and_refresh(cell, d);
+        } else {
+            *line = line.wrapping_sub(delta);
         }
     }
 
