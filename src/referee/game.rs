@@ -111,6 +111,14 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// The name the JSON summary gives it (`line`, `board-full`, `time` …).
+    pub fn name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("{self:?}"))
+    }
+
     /// Whether the game was decided by the players' play rather than a fault.
     pub fn is_regular(&self) -> bool {
         matches!(

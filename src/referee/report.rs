@@ -169,11 +169,10 @@ impl Reporter {
                 self.half_pairs.insert(pair, points);
             }
         }
-        let termination = serde_json::to_value(&finished.record.termination)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        *self.terminations.entry(termination).or_default() += 1;
+        *self
+            .terminations
+            .entry(finished.record.termination.name())
+            .or_default() += 1;
         let record = &finished.record;
         if !self.quiet {
             self.say(&format!(

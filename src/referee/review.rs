@@ -121,7 +121,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             by_fault += 1;
             println!(
                 "{heading} by {} ({}): not reviewed",
-                termination_name(&record.termination),
+                record.termination.name(),
                 record.reason
             );
             continue;
@@ -188,13 +188,6 @@ fn colour_of(record: &GameRecord, player: &str) -> Option<Stone> {
     } else {
         None
     }
-}
-
-fn termination_name(termination: &Termination) -> String {
-    serde_json::to_value(termination)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{termination:?}"))
 }
 
 /// Replays `record` and searches each position where `colour` is to move, until one is proven
