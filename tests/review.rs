@@ -156,8 +156,25 @@ fn review_of_the_other_player_and_bad_input() {
     summary["games"][0]["moves"][1] = json!({"row": 7, "col": 8, "ms": 1});
     let broken = dir.path().join("broken.json");
     std::fs::write(&broken, summary.to_string()).expect("write");
-    let output = review(&broken, &[]);
+    let output = review(&broken, &["--time", "300"]);
     assert!(!output.status.success());
+    // The other games are still reviewed.
+    assert!(
+        stdout(&output)
+            .contains("game 2: mine (white) lost at ply 9: proven lost from its first move"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        stdout(&output).contains("1 lost by a fault, 1 not replayable"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        stderr(&output).contains("1 of the lost games could not be replayed"),
+        "{}",
+        stderr(&output)
+    );
     assert!(
         stderr(&output).contains("game 1: move 7 8 at ply 8"),
         "{}",
@@ -168,7 +185,7 @@ fn review_of_the_other_player_and_bad_input() {
         serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
     summary["games"][0]["k"] = json!(0);
     std::fs::write(&broken, summary.to_string()).expect("write");
-    let output = review(&broken, &[]);
+    let output = review(&broken, &["--time", "300"]);
     assert!(!output.status.success());
     assert!(
         stderr(&output).contains("game 1: line length 0 out of range (1 to 15 on this board)"),

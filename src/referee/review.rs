@@ -101,6 +101,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
     let mut first_move = 0;
     let mut later: Vec<usize> = Vec::new();
     let mut not_proven = 0;
+    let mut unreadable = 0;
     for game in &summary.games {
         let record = &game.record;
         let Some(colour) = colour_of(record, &player) else {
@@ -127,7 +128,11 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             continue;
         }
         match review_game(record, colour, budget, &config) {
-            Err(error) => return Err(format!("game {}: {error}", game.game)),
+            Err(error) => {
+                // One broken record should not cost the review of the others.
+                eprintln!("connect5 review: game {}: {error}", game.game);
+                unreadable += 1;
+            }
             Ok(Verdict::ProvenLost { nth: 1, ply, .. }) => {
                 first_move += 1;
                 println!(
@@ -160,7 +165,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
     println!(
         "{player} lost {lost} of {} games ({lost_as_white} as white), reviewed at {} ms a position: \
          {first_move} proven lost from its first move, {} later{}, {not_proven} never proven lost, \
-         {by_fault} lost by a fault",
+         {by_fault} lost by a fault{}",
         summary.games.len(),
         args.time,
         later.len(),
@@ -175,8 +180,18 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
                     .collect::<Vec<_>>()
                     .join(", ")
             )
+        },
+        if unreadable > 0 {
+            format!(", {unreadable} not replayable")
+        } else {
+            String::new()
         }
     );
+    if unreadable > 0 {
+        return Err(format!(
+            "{unreadable} of the lost games could not be replayed (see above)"
+        ));
+    }
     Ok(())
 }
 
