@@ -129,15 +129,15 @@ impl Classifier {
     }
 }
 
+/// Tables indexed by a `u16` cover every `u16`, so that a lookup needs no bounds check.
+const U16_RANGE: usize = 1 << 16;
+
 /// The pattern table of one rule, indexed by a *relative* line state: for one colour, each of
 /// the eight inner neighbours is empty, own or blocked (opponent or wall), and each of the two
 /// outermost is own or not (they only matter by making an overline). That is 3^8 * 4 = 26 244
 /// states, a table small enough to stay in the first-level cache. Positions keep, per cell,
 /// direction and colour, the state index itself, updated by adding a per-field delta when a
 /// stone lands nearby, so a lookup is one load.
-/// Tables indexed by a `u16` cover every `u16`, so that a lookup needs no bounds check.
-const U16_RANGE: usize = 1 << 16;
-
 pub struct PatternTable {
     /// Only the first `REL_STATES` entries are reachable; the rest stay `DEAD`.
     codes: Box<[u8; U16_RANGE]>,
