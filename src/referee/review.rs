@@ -48,15 +48,26 @@ struct ReviewedGame {
     record: GameRecord,
 }
 
+/// A position the player faced that the long search did not find lost.
+#[derive(Debug, PartialEq)]
+struct Searched {
+    ply: usize,
+    /// What the player played there.
+    played: Move,
+    /// What the long search plays, and its score.
+    preferred: Move,
+    score: i32,
+}
+
 /// What the long searches found in one lost game.
 #[derive(Debug, PartialEq)]
 enum Verdict {
-    /// The player's `nth` move (1-based) faced a proven loss. `before` is its previous move, when
-    /// there was one: the ply, the move played and the long search's choice with its score.
+    /// The player's `nth` move (1-based), at `ply`, faced a proven loss; `before` is the
+    /// player's previous move, when there was one.
     ProvenLost {
         nth: usize,
         ply: usize,
-        before: Option<(usize, Move, Move, i32)>,
+        before: Option<Searched>,
     },
     /// No position the player faced was proven lost within the time.
     NotProven,
@@ -142,7 +153,13 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             Ok(Verdict::ProvenLost { nth, ply, before }) => {
                 later.push(nth);
                 let mut line = format!("{heading}: proven lost from its move {nth} (ply {ply})");
-                if let Some((before_ply, played, preferred, score)) = before {
+                if let Some(Searched {
+                    ply: before_ply,
+                    played,
+                    preferred,
+                    score,
+                }) = before
+                {
                     if played == preferred {
                         line += &format!(
                             "; at ply {before_ply} it played {played}, as the long search does (score {score})"
@@ -241,7 +258,12 @@ fn review_game(
             if decision.score < -WIN_THRESHOLD {
                 return Ok(Verdict::ProvenLost { nth, ply, before });
             }
-            before = Some((ply, mv, decision.mv, decision.score));
+            before = Some(Searched {
+                ply,
+                played: mv,
+                preferred: decision.mv,
+                score: decision.score,
+            });
         }
         board
             .play(mv, side)
