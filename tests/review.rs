@@ -17,6 +17,16 @@ fn review(file: &Path, extra: &[&str]) -> Output {
         .expect("run connect5 review")
 }
 
+/// Reviews a copy of the summary `file`, changed by `edit`, written beside it.
+fn review_edited(file: &Path, edit: impl FnOnce(&mut Value)) -> Output {
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(file).expect("read")).expect("json");
+    edit(&mut summary);
+    let edited = file.with_file_name("edited.json");
+    std::fs::write(&edited, summary.to_string()).expect("write");
+    review(&edited, &["--time", "300"])
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -151,12 +161,9 @@ fn review_of_the_other_player_and_bad_input() {
     );
 
     // An illegal move in a record names the game and the ply instead of crashing.
-    let mut summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
-    summary["games"][0]["moves"][1] = json!({"row": 7, "col": 8, "ms": 1});
-    let broken = dir.path().join("broken.json");
-    std::fs::write(&broken, summary.to_string()).expect("write");
-    let output = review(&broken, &["--time", "300"]);
+    let output = review_edited(&file, |summary| {
+        summary["games"][0]["moves"][1] = json!({"row": 7, "col": 8, "ms": 1});
+    });
     assert!(!output.status.success());
     // The other games are still reviewed.
     assert!(
@@ -181,11 +188,7 @@ fn review_of_the_other_player_and_bad_input() {
         stderr(&output)
     );
 
-    let mut summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
-    summary["games"][0]["k"] = json!(0);
-    std::fs::write(&broken, summary.to_string()).expect("write");
-    let output = review(&broken, &["--time", "300"]);
+    let output = review_edited(&file, |summary| summary["games"][0]["k"] = json!(0));
     assert!(!output.status.success());
     assert!(
         stderr(&output).contains("game 1: line length 0 out of range (1 to 15 on this board)"),
