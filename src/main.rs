@@ -221,23 +221,20 @@ fn stdio(args: PlayerArgs) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Bench(_) | Command::Review(_) | Command::Morpion(_)
+    ) {
+        exit_quietly_when_the_reader_leaves();
+    }
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Stdio(args) => stdio(args),
         Command::Match(args) => connect5::referee::run(args),
         Command::Play(args) => connect5::play::run(args),
-        Command::Bench(args) => {
-            exit_quietly_when_the_reader_leaves();
-            connect5::bench::run(args)
-        }
-        Command::Review(args) => {
-            exit_quietly_when_the_reader_leaves();
-            connect5::referee::review::run(args)
-        }
-        Command::Morpion(args) => {
-            exit_quietly_when_the_reader_leaves();
-            connect5::morpion::run(args)
-        }
+        Command::Bench(args) => connect5::bench::run(args),
+        Command::Review(args) => connect5::referee::review::run(args),
+        Command::Morpion(args) => connect5::morpion::run(args),
     }
 }
 
