@@ -29,6 +29,8 @@ enum Command {
     Serve(ServeArgs),
     /// Speak the Connect5 protocol on stdin/stdout, for referees that spawn the player.
     Stdio(PlayerArgs),
+    /// Speak the Gomocup (pbrain) protocol on stdin/stdout, as a brain for Gomocup managers.
+    Gomocup(connect5::gomocup::GomocupArgs),
     /// Play a match between two players (engines, programs, servers).
     Match(connect5::referee::MatchArgs),
     /// Play against the engine in the terminal.
@@ -230,6 +232,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Stdio(args) => stdio(args),
+        Command::Gomocup(args) => connect5::gomocup::run(args),
         Command::Match(args) => connect5::referee::run(args),
         Command::Play(args) => connect5::play::run(args),
         Command::Bench(args) => connect5::bench::run(args),

@@ -6,7 +6,7 @@ pub mod v1;
 pub mod v2;
 
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
-pub use time::Deadline;
+pub use time::{Clock, Deadline};
 
 /// Which search answers. `V1` is the baseline alpha-beta the stronger engine is measured against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]

@@ -89,7 +89,7 @@ pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, 
     Some(values)
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Limit {
     Unlimited,
     Until {
@@ -105,7 +105,7 @@ impl Limit {
         }
         let share = deadline.remaining() / SHARE_OF_REMAINING_TIME;
         Limit::Until {
-            deadline: *deadline,
+            deadline: deadline.clone(),
             give_up_at: std::time::Instant::now() + share,
         }
     }

@@ -1,14 +1,19 @@
 //! Time: the one place that decides when a search must stop.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// When a search must have its answer ready. Built once per request, the moment the request's last
 /// line has been read; nothing else in the engine reads the clock to decide when to stop.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Deadline {
     start: Instant,
     /// Past this instant the search stops and answers with what it has.
     hard: Option<Instant>,
+    /// Raised by the front end when the answer is no longer wanted (the manager said `END`, the
+    /// client left): the search stops as if the time were up.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Deadline {
@@ -17,6 +22,7 @@ impl Deadline {
         Deadline {
             start: Instant::now(),
             hard: None,
+            stop: None,
         }
     }
 
@@ -29,7 +35,26 @@ impl Deadline {
         Deadline {
             start,
             hard: Some(start + budget.saturating_sub(reserve)),
+            stop: None,
         }
+    }
+
+    /// A deadline for a process that runs one search at a time on a clock of its own (a Gomocup
+    /// brain): the reply is a few bytes on a pipe, so only a small reserve is kept (2% and 3 ms,
+    /// as the strongest brains stop at about 97% of the turn).
+    pub fn for_own_clock(start: Instant, budget: Duration) -> Deadline {
+        let reserve = (Duration::from_millis(3) + budget / 50).min(budget / 2);
+        Deadline {
+            start,
+            hard: Some(start + budget.saturating_sub(reserve)),
+            stop: None,
+        }
+    }
+
+    /// The same deadline, also stopped as soon as `stop` is raised.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Deadline {
+        self.stop = Some(stop);
+        self
     }
 
     /// A deadline at an exact instant, with no reserve.
@@ -37,6 +62,7 @@ impl Deadline {
         Deadline {
             start,
             hard: Some(hard),
+            stop: None,
         }
     }
 
@@ -49,7 +75,10 @@ impl Deadline {
     }
 
     pub fn expired(&self) -> bool {
-        self.hard.is_some_and(|hard| Instant::now() >= hard)
+        self.stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+            || self.hard.is_some_and(|hard| Instant::now() >= hard)
     }
 
     /// Time left before the hard stop (`Duration::MAX` when unlimited).
@@ -82,6 +111,46 @@ impl Deadline {
     }
 }
 
+/// What a player's clock says before one of its moves: a limit per move, what is left of a
+/// whole-match clock and the increment it gains with each move. Every front end that owns a clock
+/// (the Gomocup brain, the match runner for players that only take a per-move budget) turns it
+/// into one move's budget with [`Clock::budget`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// The longest a move may take (`None`: no per-move limit).
+    pub turn: Option<Duration>,
+    /// What is left of the match clock before this move (`None`: no match clock). Zero when the
+    /// clock has run out.
+    pub match_left: Option<Duration>,
+    /// Added to the match clock after each move.
+    pub increment: Duration,
+}
+
+/// A match clock is spent as if this many moves were still to come: gomoku games seldom last
+/// more than 40 moves a side, and a share of what is left (rather than of the initial time)
+/// keeps some time for a long game whatever happens.
+const MOVES_TO_PLAN: u32 = 20;
+/// The budget of a move under a match clock alone (no per-move limit) when nothing is known.
+const FALLBACK_BUDGET: Duration = Duration::from_secs(5);
+
+impl Clock {
+    /// One move's thinking time: the per-move limit, or the share of the match clock due to this
+    /// move (its part of what is left, plus most of the increment it will earn back), whichever
+    /// is smaller; never more than half of what is left on the match clock.
+    pub fn budget(&self) -> Duration {
+        let by_match = self.match_left.map(|left| {
+            let share = left / MOVES_TO_PLAN + self.increment.mul_f64(0.75);
+            share.min(left / 2)
+        });
+        match (self.turn, by_match) {
+            (Some(turn), Some(share)) => turn.min(share),
+            (Some(turn), None) => turn,
+            (None, Some(share)) => share,
+            (None, None) => FALLBACK_BUDGET,
+        }
+    }
+}
+
 /// The part of a budget kept back for writing the reply and for scheduling delays.
 fn reserve_for(budget: Duration, concurrent: usize) -> Duration {
     let base = Duration::from_millis(5) + budget / 10;
@@ -105,5 +174,55 @@ mod tests {
         }
         let zero = Deadline::for_budget(Instant::now(), Duration::ZERO, 1);
         assert!(zero.expired());
+    }
+
+    #[test]
+    fn a_raised_stop_expires_an_unlimited_deadline() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let deadline = Deadline::unlimited().with_stop(Arc::clone(&stop));
+        assert!(!deadline.expired());
+        stop.store(true, Ordering::Relaxed);
+        assert!(deadline.expired());
+    }
+
+    #[test]
+    fn an_own_clock_keeps_a_small_reserve() {
+        let start = Instant::now();
+        let deadline = Deadline::for_own_clock(start, Duration::from_millis(300));
+        assert_eq!(deadline.total(), Duration::from_millis(291));
+        assert!(Deadline::for_own_clock(start, Duration::ZERO).expired());
+    }
+
+    #[test]
+    fn a_clock_spends_its_match_time_over_the_game() {
+        let ms = Duration::from_millis;
+        let turn_only = Clock {
+            turn: Some(ms(300)),
+            ..Clock::default()
+        };
+        assert_eq!(turn_only.budget(), ms(300));
+        let match_only = Clock {
+            match_left: Some(ms(60_000)),
+            ..Clock::default()
+        };
+        assert_eq!(match_only.budget(), ms(3_000));
+        // The per-move limit caps the match share, and the share never takes half the clock.
+        let both = Clock {
+            turn: Some(ms(1_000)),
+            match_left: Some(ms(60_000)),
+            increment: ms(500),
+        };
+        assert_eq!(both.budget(), ms(1_000));
+        let nearly_out = Clock {
+            match_left: Some(ms(100)),
+            increment: ms(1_000),
+            ..Clock::default()
+        };
+        assert_eq!(nearly_out.budget(), ms(50));
+        let out = Clock {
+            match_left: Some(Duration::ZERO),
+            ..Clock::default()
+        };
+        assert_eq!(out.budget(), Duration::ZERO);
     }
 }

@@ -57,3 +57,33 @@ pub fn parse_reply(line: &str) -> Result<Move, String> {
         )),
     }
 }
+
+/// Reads one line from a blocking reader into `buf` (without its end, CR included), keeping at most
+/// [`MAX_LINE_BYTES`] of it: a peer that never ends its line costs no memory. `Ok(false)` at end of
+/// input with nothing read.
+pub fn read_bounded_line<R: std::io::BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    let mut any = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        reader.consume(used);
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(true);
+        }
+    }
+}

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::board::{Board, Move, Rule};
 use crate::engine::{self, Deadline, EngineConfig, EngineKind};
-use crate::protocol::{encode_request, parse_reply, MAX_LINE_BYTES};
+use crate::protocol::{encode_request, parse_reply, read_bounded_line, MAX_LINE_BYTES};
 
 /// How long a program or server may take to print its banner and `READY`. The course referee
 /// waits forever; a match runner cannot.
@@ -460,7 +460,7 @@ fn spawn_line_reader<R: Read + Send + 'static>(source: R, name: String) -> Recei
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                match read_bounded(&mut reader, &mut buf) {
+                match read_bounded_line(&mut reader, &mut buf) {
                     Ok(true) => {
                         let stamp = Instant::now();
                         let line = String::from_utf8_lossy(&buf).into_owned();
@@ -476,32 +476,6 @@ fn spawn_line_reader<R: Read + Send + 'static>(source: R, name: String) -> Recei
         tracing::error!("cannot start a reader thread for {name}: {error}");
     }
     receiver
-}
-
-/// Reads one line (without its end) keeping at most [`MAX_LINE_BYTES`]; `Ok(false)` at end of
-/// input with nothing read.
-fn read_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<bool> {
-    let mut any = false;
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(any);
-        }
-        any = true;
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
-        };
-        let room = MAX_LINE_BYTES.saturating_sub(buf.len());
-        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        reader.consume(used);
-        if done {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            return Ok(true);
-        }
-    }
 }
 
 struct RunningProcess {

@@ -189,7 +189,12 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
         return decide(searcher, result.cell, result.score, result.depth);
     }
     let cell = safe_choice(searcher, me, result.cell, &root);
-    decide(searcher, cell, result.score, result.depth)
+    let mut decision = decide(searcher, cell, result.score, result.depth);
+    if cell == result.cell {
+        let line = searcher.principal_variation(me, cell, result.depth.max(1) as usize);
+        decision.pv = line.into_iter().map(|c| searcher.pos.move_of(c)).collect();
+    }
+    decision
 }
 
 /// Share of the time left after the root VCT that the main search may use.

@@ -172,6 +172,12 @@ impl Position {
         self.cells[cell] == EMPTY
     }
 
+    /// Whether `cell` is an empty cell of the board (false for padding and for any index past
+    /// it: a cell read from the transposition table may come from another position).
+    pub fn is_playable(&self, cell: usize) -> bool {
+        self.cells.get(cell) == Some(&EMPTY)
+    }
+
     pub fn hash(&self) -> u64 {
         self.hash
     }

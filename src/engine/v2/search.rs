@@ -506,6 +506,31 @@ impl<'a> Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// The expected line of play from the root move `first`: the table's best move of each
+    /// position in turn, while it has one that is legal, no stone has won, and `max_len` moves.
+    pub fn principal_variation(&mut self, me: Colour, first: usize, max_len: usize) -> Vec<usize> {
+        let mut line = Vec::new();
+        let mut side = me;
+        let mut cell = first;
+        while line.len() < max_len && self.pos.is_playable(cell) {
+            let wins = self.pos.class(cell, side) == C_WIN;
+            self.pos.make(cell, side);
+            line.push(cell);
+            side = 1 - side;
+            if wins {
+                break;
+            }
+            match self.tt.probe(self.key(side)).and_then(|entry| entry.mv) {
+                Some(next) => cell = next,
+                None => break,
+            }
+        }
+        for &played in line.iter().rev() {
+            self.pos.unmake(played);
+        }
+        line
+    }
+
     /// Whether the time left to this search (its soft stop, else the deadline) is worth a new
     /// iteration. An iteration cut short still counts: its first moves are searched with the
     /// best ordering, and a better move found there is kept.
