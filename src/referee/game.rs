@@ -5,19 +5,36 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::player::{Fault, Player};
+use super::player::{Fault, MoveTime, Player, TimeRules};
 use crate::board::{Board, Move, Rule, Stone};
+use crate::engine::Clock;
 
 /// The time rules of a match.
 #[derive(Clone, Copy, Debug)]
 pub struct TimeControl {
-    /// Thinking time of every move.
-    pub budget: Duration,
-    /// Any overrun loses (instead of the course referee's "50% late, paid back next move").
+    /// Thinking time of every move (`--time`, the turn part of `--tc`); `None` when only the
+    /// match clock counts.
+    pub per_move: Option<Duration>,
+    /// Each player's clock for a whole game (`--tc 60+0.5`), when there is one.
+    pub match_time: Option<Duration>,
+    /// Added to a player's match clock after each of its moves.
+    pub increment: Duration,
+    /// Any overrun loses, for Connect5-protocol players too (instead of the course referee's
+    /// "50% late, paid back next move").
     pub strict: bool,
-    /// Taken off every measured reply before judging it (the course referee takes 50 ms), for the
-    /// transport and the scheduler rather than the player.
+    /// Taken off every measured reply before judging it (the course referee takes 50 ms; the
+    /// Gomocup managers call it the tolerance), for the transport and the scheduler rather than
+    /// the player.
     pub grace: Duration,
+}
+
+/// One player's clock during a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerClock {
+    /// Overrun of the last move, taken off the next one's budget (course rules).
+    carry: Duration,
+    /// What is left of the match clock.
+    left: Option<Duration>,
 }
 
 /// What the time rules say about one reply.
@@ -29,40 +46,94 @@ pub enum TimeVerdict {
     Lost { allowed: Duration },
 }
 
-impl TimeControl {
-    /// The budget sent for a move: the player's own time if it has one, else the match's, less
-    /// the overrun carried from the player's previous move.
-    pub fn budget_after(&self, own: Option<Duration>, carry: Duration) -> Duration {
-        own.unwrap_or(self.budget).saturating_sub(carry)
-    }
+/// The time of one move: what the player is told, and the longest reply accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveAllowance {
+    pub time: MoveTime,
+    pub allowed: Duration,
+    /// Whether the course referee's tolerance applies (a late reply is paid back, not lost).
+    course: bool,
+}
 
-    /// The longest reply accepted for a move sent with `budget`.
-    pub fn allowed(&self, budget: Duration) -> Duration {
-        if self.strict {
-            budget + self.grace
-        } else {
-            budget + budget / 2 + self.grace
+impl TimeControl {
+    /// A player's clock at the start of a game.
+    pub fn new_clock(&self) -> PlayerClock {
+        PlayerClock {
+            carry: Duration::ZERO,
+            left: self.match_time,
         }
     }
 
-    /// Judges a reply that took `elapsed` for a move sent with `budget`. As the course referee
-    /// does by default: up to half the budget late is tolerated and the overrun is cut from the
-    /// next move's budget (so repeated overruns compound); more is a loss. Strict: any overrun
-    /// loses.
-    pub fn judge(&self, budget: Duration, elapsed: Duration) -> TimeVerdict {
-        let counted = elapsed.saturating_sub(self.grace);
-        if counted <= budget {
-            return TimeVerdict::InTime {
-                carry: Duration::ZERO,
+    /// The time of a player's next move. `own` is the player's own time per move (`time=`).
+    /// Connect5-protocol players under a per-move time follow the course referee (a budget less
+    /// the overrun being paid back; half of it late tolerated unless strict); everything else
+    /// follows the Gomocup managers (a move over its turn time or its match clock loses).
+    pub fn allowance(
+        &self,
+        rules: TimeRules,
+        own: Option<Duration>,
+        clock: &PlayerClock,
+    ) -> MoveAllowance {
+        let turn = own.or(self.per_move);
+        let player_clock = Clock {
+            turn,
+            match_left: clock.left,
+            increment: self.increment,
+        };
+        let course = rules == TimeRules::Course && clock.left.is_none();
+        let time = MoveTime {
+            budget: if course {
+                player_clock.budget().saturating_sub(clock.carry)
+            } else {
+                player_clock.budget()
+            },
+            clock: player_clock,
+            match_total: self.match_time,
+        };
+        let allowed = if course {
+            if self.strict {
+                time.budget + self.grace
+            } else {
+                time.budget + time.budget / 2 + self.grace
+            }
+        } else {
+            let limits = [turn, clock.left];
+            limits
+                .iter()
+                .flatten()
+                .min()
+                .map_or(time.budget, |&limit| limit)
+                + self.grace
+        };
+        MoveAllowance {
+            time,
+            allowed,
+            course,
+        }
+    }
+
+    /// Judges a reply that took `elapsed`.
+    pub fn judge(&self, allowance: &MoveAllowance, elapsed: Duration) -> TimeVerdict {
+        if elapsed > allowance.allowed {
+            return TimeVerdict::Lost {
+                allowed: allowance.allowed,
             };
         }
-        let overrun = counted - budget;
-        if !self.strict && overrun <= budget / 2 {
-            TimeVerdict::InTime { carry: overrun }
+        let carry = if allowance.course {
+            elapsed
+                .saturating_sub(self.grace)
+                .saturating_sub(allowance.time.budget)
         } else {
-            TimeVerdict::Lost {
-                allowed: self.allowed(budget),
-            }
+            Duration::ZERO
+        };
+        TimeVerdict::InTime { carry }
+    }
+
+    /// The clock after a move in time that took `elapsed`.
+    pub fn after_move(&self, clock: &mut PlayerClock, elapsed: Duration, carry: Duration) {
+        clock.carry = carry;
+        if let Some(left) = &mut clock.left {
+            *left = left.saturating_sub(elapsed) + self.increment;
         }
     }
 }
@@ -104,6 +175,8 @@ pub enum Termination {
     MoveLimit,
     IllegalMove,
     Unparsable,
+    /// The player answered an error instead of a move.
+    Refused,
     Crash,
     Time,
     /// The player could not be started or reached.
@@ -134,6 +207,10 @@ pub struct PlayedMove {
     pub row: usize,
     pub col: usize,
     pub ms: u64,
+    /// The thinking time the player was given for this move (absent in summaries written
+    /// before it was recorded).
+    #[serde(default)]
+    pub budget_ms: u64,
 }
 
 /// Everything a game leaves behind.
@@ -230,7 +307,7 @@ pub fn play_game(
         }
     }
 
-    let mut carry = [Duration::ZERO; 2];
+    let mut clocks = [settings.time.new_clock(); 2];
     let mut played = 0usize;
     loop {
         if board.is_full() {
@@ -255,10 +332,12 @@ pub fn play_game(
             Stone::Black => &mut *black,
             Stone::White => &mut *white,
         };
-        let budget = settings
-            .time
-            .budget_after(player.time_per_move(), carry[stone.index()]);
-        let allowed = settings.time.allowed(budget);
+        let allowance = settings.time.allowance(
+            player.time_rules(),
+            player.time_per_move(),
+            &clocks[stone.index()],
+        );
+        let (budget, allowed) = (allowance.time.budget, allowance.allowed);
         // A little past the allowed time, so that an answer arriving right at the limit is judged
         // on its own timestamp rather than lost to the wait.
         let limit = allowed + Duration::from_millis(20);
@@ -267,11 +346,12 @@ pub fn play_game(
             let reason = format!("{} wins: {} {why}", capitalized(winner), stone.name());
             finish(record, Outcome::win_for(winner), termination, reason);
         };
-        let answer = match player.ask(&board, settings.rule, budget, limit) {
+        let answer = match player.ask(&board, settings.rule, &allowance.time, limit) {
             Ok(answer) => answer,
             Err(fault) => {
                 let termination = match &fault {
                     Fault::Unparsable { .. } => Termination::Unparsable,
+                    Fault::Refused(_) => Termination::Refused,
                     Fault::Crashed(_) => Termination::Crash,
                     Fault::NoAnswer { .. } => Termination::Time,
                     Fault::Unavailable(_) => Termination::Unavailable,
@@ -289,7 +369,8 @@ pub fn play_game(
                 return record;
             }
         };
-        if let TimeVerdict::Lost { allowed } = settings.time.judge(budget, answer.elapsed) {
+        let verdict = settings.time.judge(&allowance, answer.elapsed);
+        if let TimeVerdict::Lost { allowed } = verdict {
             lose(
                 &mut record,
                 Termination::Time,
@@ -302,8 +383,10 @@ pub fn play_game(
             );
             return record;
         }
-        if let TimeVerdict::InTime { carry: over } = settings.time.judge(budget, answer.elapsed) {
-            carry[stone.index()] = over;
+        if let TimeVerdict::InTime { carry } = verdict {
+            settings
+                .time
+                .after_move(&mut clocks[stone.index()], answer.elapsed, carry);
         }
         let mv = answer.mv;
         if !board.contains(mv) {
@@ -338,6 +421,7 @@ pub fn play_game(
             row: mv.row,
             col: mv.col,
             ms: answer.elapsed.as_millis() as u64,
+            budget_ms: budget.as_millis() as u64,
         });
         played += 1;
         if board.wins_at(mv, stone, settings.rule) {
@@ -389,6 +473,9 @@ mod tests {
         fn name(&self) -> &str {
             "scripted"
         }
+        fn time_rules(&self) -> TimeRules {
+            TimeRules::Course
+        }
         fn prepare(&mut self) -> Result<(), Fault> {
             Ok(())
         }
@@ -396,10 +483,10 @@ mod tests {
             &mut self,
             board: &Board,
             _rule: Rule,
-            budget: Duration,
+            time: &MoveTime,
             _limit: Duration,
         ) -> Result<Answer, Fault> {
-            self.budgets.push(budget);
+            self.budgets.push(time.budget);
             let mv = match self.moves.pop_front() {
                 Some(mv) => mv,
                 None => board.empty_cells().next().expect("a cell to play"),
@@ -418,7 +505,9 @@ mod tests {
             cols: 9,
             rule: Rule::exact(5),
             time: TimeControl {
-                budget: Duration::from_millis(100),
+                per_move: Some(Duration::from_millis(100)),
+                match_time: None,
+                increment: Duration::ZERO,
                 strict,
                 grace: Duration::ZERO,
             },
@@ -481,52 +570,105 @@ mod tests {
         Duration::from_millis(n)
     }
 
+    fn per_move(budget: u64, strict: bool, grace: u64) -> TimeControl {
+        TimeControl {
+            per_move: Some(ms(budget)),
+            match_time: None,
+            increment: Duration::ZERO,
+            strict,
+            grace: ms(grace),
+        }
+    }
+
+    /// Judges a reply of `elapsed` ms and moves the clock on; returns the verdict.
+    fn reply(
+        tc: &TimeControl,
+        rules: TimeRules,
+        clock: &mut PlayerClock,
+        elapsed: u64,
+    ) -> (MoveAllowance, TimeVerdict) {
+        let allowance = tc.allowance(rules, None, clock);
+        let verdict = tc.judge(&allowance, ms(elapsed));
+        if let TimeVerdict::InTime { carry } = verdict {
+            tc.after_move(clock, ms(elapsed), carry);
+        }
+        (allowance, verdict)
+    }
+
     #[test]
     fn tolerant_rules_carry_the_overrun_and_compound() {
-        let tc = TimeControl {
-            budget: ms(100),
-            strict: false,
-            grace: ms(0),
-        };
-        assert_eq!(
-            tc.judge(ms(100), ms(100)),
-            TimeVerdict::InTime { carry: ms(0) }
-        );
-        assert_eq!(
-            tc.judge(ms(100), ms(120)),
-            TimeVerdict::InTime { carry: ms(20) }
-        );
-        // Always 120 ms: 100 → 80 budget (40 over, tolerated) → 60 budget (60 over: lost).
-        assert_eq!(tc.budget_after(None, ms(20)), ms(80));
-        assert_eq!(tc.budget_after(Some(ms(400)), ms(20)), ms(380));
-        assert_eq!(
-            tc.judge(ms(80), ms(120)),
-            TimeVerdict::InTime { carry: ms(40) }
-        );
+        let tc = per_move(100, false, 0);
+        let mut clock = tc.new_clock();
+        let (_, verdict) = reply(&tc, TimeRules::Course, &mut clock, 100);
+        assert_eq!(verdict, TimeVerdict::InTime { carry: ms(0) });
+        // Always 120 ms: 100 (20 over, tolerated) → 80 (40 over, tolerated) → 60 (60 over: lost).
+        let (first, verdict) = reply(&tc, TimeRules::Course, &mut clock, 120);
+        assert_eq!(first.time.budget, ms(100));
+        assert_eq!(verdict, TimeVerdict::InTime { carry: ms(20) });
+        let (second, verdict) = reply(&tc, TimeRules::Course, &mut clock, 120);
+        assert_eq!(second.time.budget, ms(80));
+        assert_eq!(verdict, TimeVerdict::InTime { carry: ms(40) });
+        let (third, verdict) = reply(&tc, TimeRules::Course, &mut clock, 120);
+        assert_eq!(third.time.budget, ms(60));
+        assert!(matches!(verdict, TimeVerdict::Lost { .. }));
+        let fresh = tc.new_clock();
+        let allowance = tc.allowance(TimeRules::Course, Some(ms(400)), &fresh);
+        assert_eq!(allowance.time.budget, ms(400));
         assert!(matches!(
-            tc.judge(tc.budget_after(None, ms(40)), ms(120)),
-            TimeVerdict::Lost { .. }
-        ));
-        assert!(matches!(
-            tc.judge(ms(100), ms(151)),
+            tc.judge(&tc.allowance(TimeRules::Course, None, &fresh), ms(151)),
             TimeVerdict::Lost { .. }
         ));
     }
 
     #[test]
     fn strict_rules_lose_any_overrun_beyond_the_grace() {
-        let tc = TimeControl {
-            budget: ms(100),
-            strict: true,
-            grace: ms(50),
-        };
+        let tc = per_move(100, true, 50);
+        let allowance = tc.allowance(TimeRules::Course, None, &tc.new_clock());
         assert_eq!(
-            tc.judge(ms(100), ms(150)),
+            tc.judge(&allowance, ms(150)),
             TimeVerdict::InTime { carry: ms(0) }
         );
         assert!(matches!(
-            tc.judge(ms(100), ms(151)),
+            tc.judge(&allowance, ms(151)),
             TimeVerdict::Lost { .. }
         ));
+    }
+
+    #[test]
+    fn gomocup_rules_lose_any_overrun_even_when_the_match_is_tolerant() {
+        let tc = per_move(300, false, 20);
+        let mut clock = tc.new_clock();
+        let (allowance, verdict) = reply(&tc, TimeRules::Gomocup, &mut clock, 320);
+        assert_eq!(allowance.time.budget, ms(300));
+        assert_eq!(allowance.time.clock.turn, Some(ms(300)));
+        assert_eq!(verdict, TimeVerdict::InTime { carry: ms(0) });
+        let (_, verdict) = reply(&tc, TimeRules::Gomocup, &mut clock, 321);
+        assert!(matches!(verdict, TimeVerdict::Lost { .. }));
+    }
+
+    #[test]
+    fn a_match_clock_runs_down_gains_its_increment_and_loses_when_out() {
+        let tc = TimeControl {
+            per_move: None,
+            match_time: Some(ms(1_000)),
+            increment: ms(100),
+            strict: false,
+            grace: ms(0),
+        };
+        let mut clock = tc.new_clock();
+        let (allowance, _) = reply(&tc, TimeRules::Gomocup, &mut clock, 400);
+        assert_eq!(allowance.time.clock.match_left, Some(ms(1_000)));
+        assert_eq!(allowance.time.match_total, Some(ms(1_000)));
+        // A share of the clock, not all of it: 1000/20 + 75% of the increment.
+        assert_eq!(allowance.time.budget, ms(125));
+        assert_eq!(allowance.allowed, ms(1_000));
+        assert_eq!(clock.left, Some(ms(700)));
+        // Connect5 players under a match clock are judged by the clock too, without a carry.
+        let (allowance, verdict) = reply(&tc, TimeRules::Course, &mut clock, 650);
+        assert_eq!(allowance.allowed, ms(700));
+        assert_eq!(verdict, TimeVerdict::InTime { carry: ms(0) });
+        assert_eq!(clock.left, Some(ms(150)));
+        let (_, verdict) = reply(&tc, TimeRules::Course, &mut clock, 151);
+        assert!(matches!(verdict, TimeVerdict::Lost { .. }));
     }
 }

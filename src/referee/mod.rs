@@ -57,13 +57,30 @@ pub struct MatchOptions {
     #[arg(long)]
     pub k: Option<usize>,
     /// Thinking time per move, in milliseconds.
-    #[arg(long = "time", default_value_t = 1000, value_name = "MS")]
+    #[arg(
+        long = "time",
+        default_value_t = 1000,
+        value_name = "MS",
+        conflicts_with = "tc"
+    )]
     pub time_ms: u64,
-    /// Any overrun loses (default: up to 50% late is tolerated and paid back on the next move).
+    /// Time control in the field's form, in seconds: `60+0.5` (a clock of 60 s a game for each
+    /// player, 0.5 s added after each move), `60`, or c-gomoku-cli's `MATCH/TURN[+INC]` (`0/0.3`:
+    /// 0.3 s a move and no match clock; `180/30`: 180 s a game and at most 30 s a move).
+    #[arg(long, value_name = "TC")]
+    pub tc: Option<String>,
+    /// Any overrun loses, for Connect5-protocol players too (default for them: up to 50% late is
+    /// tolerated and paid back on the next move; Gomocup brains always lose on any overrun).
     #[arg(long)]
     pub strict: bool,
-    /// Taken off every measured reply before judging it (the course referee's 50 ms).
-    #[arg(long = "grace", default_value_t = 50, value_name = "MS")]
+    /// Taken off every measured reply before judging it: the course referee's 50 ms, the
+    /// Gomocup managers' tolerance.
+    #[arg(
+        long = "tolerance",
+        visible_alias = "grace",
+        default_value_t = 50,
+        value_name = "MS"
+    )]
     pub grace_ms: u64,
     /// Openings file: c-gomoku-cli offset lines (`0,0, 1,0, 1,3`) or pos strings (`h8i9j7`).
     #[arg(long, value_name = "FILE", conflicts_with = "random_opening")]
@@ -106,11 +123,46 @@ Player specs (--player1, --player2): one kind, then key=value options.
   builtin[:engine=v1|v2,depth=N,hash=MB,name=NAME]   the engine in this process
   cmd:PROGRAM ARGS   a program speaking the Connect5 protocol on stdin/stdout (quote it)
   tcp:HOST:PORT      a Connect5 TCP server (one connection per player, kept for the match)
+  gomocup:PROGRAM ARGS   a Gomocup (pbrain) brain on stdin/stdout (quote it)
   name=NAME          the name shown in every report (all kinds)
   time=MS            this player's own time per move, instead of --time (all kinds)
-Example:
+  memory=MB          a Gomocup brain's INFO max_memory (default 350)
+Examples:
   connect5 match --player1 builtin:engine=v1,depth=2,name=d2 --player2 builtin:engine=v1,depth=1,name=d1 \\
-      --board 9x9 --time 100 --games 100 --random-opening 4 --concurrency 2";
+      --board 9x9 --time 100 --games 100 --random-opening 4 --concurrency 2
+  connect5 match --player1 'gomocup:./target/release/connect5 gomocup' --player2 gomocup:./pbrain-rapfi \\
+      --tc 0/0.3 --games 40 --random-opening 3";
+
+/// The time control `--tc` describes: (per-move time, match clock, increment).
+pub fn parse_tc(text: &str) -> Result<(Option<Duration>, Option<Duration>, Duration), String> {
+    let bad = |why: &str| format!("--tc {text:?}: {why} (e.g. 60+0.5, 0/0.3, 180/30)");
+    let seconds = |part: &str| -> Result<Duration, String> {
+        let value: f64 = part
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("{part:?} is not a number of seconds")))?;
+        if !value.is_finite() || !(0.0..=1e7).contains(&value) {
+            return Err(bad(&format!("{part:?} is out of range")));
+        }
+        Ok(Duration::from_secs_f64(value))
+    };
+    let (clocks, increment) = match text.split_once('+') {
+        Some((clocks, increment)) => (clocks, seconds(increment)?),
+        None => (text, Duration::ZERO),
+    };
+    let (match_time, per_move) = match clocks.split_once('/') {
+        Some((match_time, turn)) => (seconds(match_time)?, Some(seconds(turn)?)),
+        None => (seconds(clocks)?, None),
+    };
+    let match_time = (!match_time.is_zero()).then_some(match_time);
+    if match_time.is_none() && per_move.is_none_or(|turn| turn.is_zero()) {
+        return Err(bad("no time at all"));
+    }
+    if match_time.is_none() && !increment.is_zero() {
+        return Err(bad("an increment needs a match clock"));
+    }
+    Ok((per_move, match_time, increment))
+}
 
 /// Parses `15x15`, `9X9`, `7*5` or `9`.
 pub fn parse_board(text: &str) -> Result<(usize, usize), String> {
@@ -190,12 +242,22 @@ fn setup(args: &MatchOptions) -> Result<Setup, String> {
     let log_dir = args.logs.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("connect5-match-{}", std::process::id()))
     });
+    let (per_move, match_time, increment) = match &args.tc {
+        Some(tc) => parse_tc(tc)?,
+        None => (
+            Some(Duration::from_millis(args.time_ms)),
+            None,
+            Duration::ZERO,
+        ),
+    };
     let settings = GameSettings {
         rows,
         cols,
         rule,
         time: TimeControl {
-            budget: Duration::from_millis(args.time_ms),
+            per_move,
+            match_time,
+            increment,
             strict: args.strict,
             grace: Duration::from_millis(args.grace_ms),
         },
@@ -297,11 +359,12 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
             .prepare()
             .map_err(|fault| format!("{flag} {}: {fault}", player.name()))?;
     }
-    if plan
-        .specs
-        .iter()
-        .any(|s| matches!(s.kind, player::PlayerKind::Process(_)))
-    {
+    if plan.specs.iter().any(|s| {
+        matches!(
+            s.kind,
+            player::PlayerKind::Process(_) | player::PlayerKind::Gomocup { .. }
+        )
+    }) {
         eprintln!("Players' stderr goes to {}", plan.context.log_dir.display());
     }
     let names = [plan.specs[0].name.clone(), plan.specs[1].name.clone()];
@@ -346,7 +409,8 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
         let summary = reporter.summary(
             format!("{}x{}", settings.rows, settings.cols),
             settings.rule.k,
-            args.time_ms,
+            args.tc.is_none().then_some(args.time_ms),
+            args.tc.clone(),
             args.strict,
         );
         let text = serde_json::to_string_pretty(&summary)

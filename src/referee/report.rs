@@ -50,7 +50,10 @@ pub struct Summary {
     pub player2: String,
     pub board: String,
     pub k: usize,
-    pub time_ms: u64,
+    /// The per-move time (`--time`), or none under `--tc`.
+    pub time_ms: Option<u64>,
+    /// The time control as `--tc` gave it.
+    pub tc: Option<String>,
     pub strict: bool,
     pub games_planned: usize,
     pub games_played: u64,
@@ -64,8 +67,78 @@ pub struct Summary {
     pub draw_ratio: f64,
     /// How many games ended each way (line, board-full, time, illegal-move …).
     pub terminations: BTreeMap<String, u64>,
+    /// How much of its thinking time each player used, first player first.
+    pub time_use: [Option<TimeUse>; 2],
     pub sprt: Option<SprtSummary>,
     pub games: Vec<GameSummary>,
+}
+
+/// How much of its thinking time a player used over a match's moves.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TimeUse {
+    pub moves: usize,
+    pub median_ms: u64,
+    pub max_ms: u64,
+    /// The median and the largest share of a move's budget that move took (1.0 = all of it).
+    pub median_share: f64,
+    pub max_share: f64,
+    /// The median share over the moves that searched (took more than a tenth of their budget):
+    /// the forced replies and proven wins answered at once are left out.
+    pub median_searched_share: f64,
+}
+
+/// A move that took more than this share of its budget searched rather than answered at once.
+const SEARCHED_SHARE: f64 = 0.1;
+
+/// The time `player` took on each of its moves, with the budget it had: a game's moves
+/// alternate from black, whose first move follows the opening's stones.
+fn moves_of<'a>(
+    games: &'a [GameSummary],
+    player: &'a str,
+) -> impl Iterator<Item = (u64, u64)> + 'a {
+    games.iter().flat_map(move |game| {
+        let record = &game.record;
+        let black_first = record.opening.len().is_multiple_of(2);
+        record.moves.iter().enumerate().filter_map(move |(i, mv)| {
+            let by_black = (i % 2 == 0) == black_first;
+            let name = if by_black {
+                &record.black
+            } else {
+                &record.white
+            };
+            (name == player).then_some((mv.ms, mv.budget_ms))
+        })
+    })
+}
+
+/// The time use of `player` over `games` (`None` when it made no move).
+pub fn time_use(games: &[GameSummary], player: &str) -> Option<TimeUse> {
+    let mut ms: Vec<u64> = Vec::new();
+    let mut shares: Vec<f64> = Vec::new();
+    for (took, budget) in moves_of(games, player) {
+        ms.push(took);
+        if budget > 0 {
+            shares.push(took as f64 / budget as f64);
+        }
+    }
+    if ms.is_empty() {
+        return None;
+    }
+    ms.sort_unstable();
+    shares.sort_by(f64::total_cmp);
+    let searched: Vec<f64> = shares
+        .iter()
+        .copied()
+        .filter(|&share| share > SEARCHED_SHARE)
+        .collect();
+    Some(TimeUse {
+        moves: ms.len(),
+        median_ms: ms[ms.len() / 2],
+        max_ms: ms[ms.len() - 1],
+        median_share: shares.get(shares.len() / 2).copied().unwrap_or(0.0),
+        max_share: shares.last().copied().unwrap_or(0.0),
+        median_searched_share: searched.get(searched.len() / 2).copied().unwrap_or(0.0),
+    })
 }
 
 pub struct Reporter {
@@ -245,6 +318,19 @@ impl Reporter {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         self.say(&format!("Game endings: {}", ends.join(", ")));
+        for name in &self.names {
+            if let Some(used) = time_use(&self.games, name) {
+                self.say(&format!(
+                    "Time used by {name}: median {} ms ({:.0}% of its budget; {:.0}% over the moves that searched), max {} ms ({:.0}%), over {} moves",
+                    used.median_ms,
+                    used.median_share * 100.0,
+                    used.median_searched_share * 100.0,
+                    used.max_ms,
+                    used.max_share * 100.0,
+                    used.moves
+                ));
+            }
+        }
         if let Some(line) = self.sprt_line() {
             self.say(&line);
         }
@@ -257,7 +343,14 @@ impl Reporter {
         }
     }
 
-    pub fn summary(self, board: String, k: usize, time_ms: u64, strict: bool) -> Summary {
+    pub fn summary(
+        self,
+        board: String,
+        k: usize,
+        time_ms: Option<u64>,
+        tc: Option<String>,
+        strict: bool,
+    ) -> Summary {
         let t = self.tally;
         let finite = |x: f64| x.is_finite().then_some(x + 0.0);
         let sprt = self.sprt.map(|test| {
@@ -276,6 +369,10 @@ impl Reporter {
         });
         let mut games = self.games;
         games.sort_by_key(|g| g.game);
+        let time_use = [
+            time_use(&games, &self.names[0]),
+            time_use(&games, &self.names[1]),
+        ];
         let [player1, player2] = self.names;
         Summary {
             player1,
@@ -283,6 +380,7 @@ impl Reporter {
             board,
             k,
             time_ms,
+            tc,
             strict,
             games_planned: self.planned,
             games_played: t.games(),
@@ -293,6 +391,7 @@ impl Reporter {
             los: t.los(),
             draw_ratio: t.draw_ratio(),
             terminations: self.terminations,
+            time_use,
             sprt,
             games,
         }

@@ -1,0 +1,513 @@
+//! The players a match can seat: the engine in-process, a program speaking the Connect5 protocol
+//! on its standard streams, a Connect5 TCP server, or a Gomocup brain. One trait, so the game loop
+//! never knows which it talks to; one file per kind.
+
+mod builtin;
+mod child;
+mod gomocup;
+mod process;
+mod tcp;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::board::{Board, Move, Rule};
+use crate::engine::{Clock, EngineConfig, EngineKind};
+use crate::protocol::parse_reply;
+
+pub use builtin::BuiltinPlayer;
+pub use child::kill_all_players;
+pub use gomocup::GomocupPlayer;
+pub use process::ProcessPlayer;
+pub use tcp::TcpPlayer;
+
+/// How long a program or server may take to print its banner and `READY` (a Gomocup brain: to
+/// answer `START`). The course referee waits forever; a match runner cannot.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The memory a Gomocup brain is allowed unless `memory=` says otherwise: Gomocup's and
+/// c-gomoku-cli's 350 MB.
+pub const DEFAULT_BRAIN_MEMORY: u64 = 350 << 20;
+
+/// A move as a player answered it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub mv: Move,
+    /// From the moment the request's last byte was flushed to the moment the answer line was
+    /// read: the runner's own work is not charged to the player.
+    pub elapsed: Duration,
+}
+
+/// Everything that can go wrong while asking a player for a move; each loses the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The answer line is not a move.
+    Unparsable { line: String, elapsed: Duration },
+    /// The player answered with an error instead of a move (a Gomocup `ERROR` or `UNKNOWN`).
+    Refused(String),
+    /// The process ended, or the connection closed, before answering.
+    Crashed(String),
+    /// No answer within the longest wait the time rules allow; the player was killed.
+    NoAnswer { waited: Duration },
+    /// The player could not be started or reached.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Unparsable { line, .. } => {
+                let shown: String = line.chars().take(60).collect();
+                write!(f, "unparsable answer {shown:?}")
+            }
+            Fault::Refused(why) | Fault::Crashed(why) => write!(f, "{why}"),
+            Fault::NoAnswer { waited } => write!(f, "no answer within {} ms", waited.as_millis()),
+            Fault::Unavailable(why) => write!(f, "unavailable: {why}"),
+        }
+    }
+}
+
+/// Which time rules judge a player's replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeRules {
+    /// The course referee's: under a per-move time, up to half the budget late is tolerated and
+    /// paid back on the next move (unless the match is `--strict`). Connect5-protocol players.
+    Course,
+    /// The Gomocup managers': a move over its time loses (beyond the match's tolerance).
+    Gomocup,
+}
+
+/// What a player is told about its time for one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveTime {
+    /// The thinking time of this move, as the Connect5 protocol sends it: the player's clock
+    /// turned into one move's share, less any overrun being paid back.
+    pub budget: Duration,
+    /// The player's clock as the Gomocup protocol describes it (`timeout_turn`, `time_left`).
+    pub clock: Clock,
+    /// The match clock's initial time (`timeout_match`), when the match has one.
+    pub match_total: Option<Duration>,
+}
+
+/// One seat at the board. A player lives for the whole match and plays many games; after a fault
+/// it starts afresh (new process, new connection) when the next game is prepared.
+pub trait Player: Send {
+    fn name(&self) -> &str;
+    /// Which time rules judge its replies.
+    fn time_rules(&self) -> TimeRules;
+    /// Gets ready for a new game: starts the process or opens the connection if there is none.
+    fn prepare(&mut self) -> Result<(), Fault>;
+    /// Asks for a move on `board` with `time` to think; waits at most `limit` (from the moment
+    /// the request is sent) before giving up on the player.
+    fn ask(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        time: &MoveTime,
+        limit: Duration,
+    ) -> Result<Answer, Fault>;
+    /// Ends the player for good (end of match).
+    fn close(&mut self);
+    /// This player's own thinking time per move (`time=`), instead of the match's.
+    fn time_per_move(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// A player with a thinking time of its own (`time=MS`), for matches such as an engine at 400 ms
+/// against itself at 100 ms.
+struct OwnTime {
+    inner: Box<dyn Player>,
+    time: Duration,
+}
+
+impl Player for OwnTime {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn time_rules(&self) -> TimeRules {
+        self.inner.time_rules()
+    }
+    fn prepare(&mut self) -> Result<(), Fault> {
+        self.inner.prepare()
+    }
+    fn ask(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        time: &MoveTime,
+        limit: Duration,
+    ) -> Result<Answer, Fault> {
+        self.inner.ask(board, rule, time, limit)
+    }
+    fn close(&mut self) {
+        self.inner.close()
+    }
+    fn time_per_move(&self) -> Option<Duration> {
+        Some(self.time)
+    }
+}
+
+/// What `--player1`/`--player2` describe.
+#[derive(Clone, Debug)]
+pub enum PlayerKind {
+    Builtin(EngineConfig),
+    /// Program and arguments, run with the Connect5 protocol on stdin/stdout.
+    Process(Vec<String>),
+    /// `HOST:PORT` of a Connect5 TCP server.
+    Tcp(String),
+    /// Program and arguments of a Gomocup brain, and the memory it is allowed (`INFO
+    /// max_memory`, bytes).
+    Gomocup {
+        words: Vec<String>,
+        max_memory: u64,
+    },
+}
+
+/// A player as the command line describes it.
+#[derive(Clone, Debug)]
+pub struct PlayerSpec {
+    pub name: String,
+    pub kind: PlayerKind,
+    /// Thinking time per move of this player, when not the match's.
+    pub time: Option<Duration>,
+}
+
+/// Parses a player description: tokens that are either a kind (`builtin[:key=value,…]`,
+/// `cmd:PROGRAM ARGS`, `tcp:HOST:PORT`) or `key=value` options (`name=`, `cmd=`, `tcp=`,
+/// `engine=`, `depth=`, `hash=`).
+pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
+    let mut name: Option<String> = None;
+    let mut time: Option<Duration> = None;
+    let mut kind: Option<PlayerKind> = None;
+    let mut engine_options: Vec<(String, String)> = Vec::new();
+    let set_kind = |kind_slot: &mut Option<PlayerKind>, new: PlayerKind| {
+        if kind_slot.is_some() {
+            return Err(
+                "a player has exactly one kind (builtin, cmd:, tcp: or gomocup:)".to_string(),
+            );
+        }
+        *kind_slot = Some(new);
+        Ok(())
+    };
+    for token in tokens {
+        let token = token.trim();
+        if token.is_empty() {
+            continue;
+        }
+        if token == "builtin" {
+            set_kind(&mut kind, PlayerKind::Builtin(EngineConfig::default()))?;
+        } else if let Some(options) = token.strip_prefix("builtin:") {
+            set_kind(&mut kind, PlayerKind::Builtin(EngineConfig::default()))?;
+            for option in options.split(',').filter(|o| !o.trim().is_empty()) {
+                let (key, value) = option.split_once('=').ok_or_else(|| {
+                    format!("builtin option {option:?} is not key=value (engine=, depth=, hash=, name=)")
+                })?;
+                engine_options.push((key.trim().to_string(), value.trim().to_string()));
+            }
+        } else if let Some(command) = token
+            .strip_prefix("cmd:")
+            .or_else(|| token.strip_prefix("cmd="))
+        {
+            let words = split_command(command)?;
+            if words.is_empty() {
+                return Err("cmd: needs a program to run".to_string());
+            }
+            set_kind(&mut kind, PlayerKind::Process(words))?;
+        } else if let Some(command) = token
+            .strip_prefix("gomocup:")
+            .or_else(|| token.strip_prefix("gomocup="))
+        {
+            let words = split_command(command)?;
+            if words.is_empty() {
+                return Err("gomocup: needs a brain to run".to_string());
+            }
+            set_kind(
+                &mut kind,
+                PlayerKind::Gomocup {
+                    words,
+                    max_memory: DEFAULT_BRAIN_MEMORY,
+                },
+            )?;
+        } else if let Some(address) = token
+            .strip_prefix("tcp:")
+            .or_else(|| token.strip_prefix("tcp="))
+        {
+            if !address.contains(':') {
+                return Err(format!("tcp address {address:?} is not HOST:PORT"));
+            }
+            set_kind(&mut kind, PlayerKind::Tcp(address.to_string()))?;
+        } else if let Some((key, value)) = token.split_once('=') {
+            engine_options.push((key.trim().to_string(), value.trim().to_string()));
+        } else {
+            return Err(format!(
+                "unknown player token {token:?}: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT, gomocup:PROGRAM or key=value"
+            ));
+        }
+    }
+    let mut kind = kind.ok_or_else(|| {
+        "no player kind given: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT or gomocup:PROGRAM"
+            .to_string()
+    })?;
+    for (key, value) in engine_options {
+        match (key.as_str(), &mut kind) {
+            ("name", _) => {
+                if value.is_empty() {
+                    return Err("name= needs a name".to_string());
+                }
+                name = Some(value);
+            }
+            ("time", _) => {
+                let ms: u64 = value
+                    .parse()
+                    .map_err(|_| format!("time={value:?} is not a whole number of milliseconds"))?;
+                time = Some(Duration::from_millis(ms));
+            }
+            ("engine", PlayerKind::Builtin(config)) => config.kind = value.parse::<EngineKind>()?,
+            ("depth", PlayerKind::Builtin(config)) => {
+                let depth: u32 = value
+                    .parse()
+                    .map_err(|_| format!("depth={value:?} is not a whole number of plies"))?;
+                config.max_depth = Some(depth.max(1));
+            }
+            ("hash", PlayerKind::Builtin(config)) => {
+                let mb: usize = value
+                    .parse()
+                    .map_err(|_| format!("hash={value:?} is not a size in MiB"))?;
+                if !(1..=65_536).contains(&mb) {
+                    return Err(format!("hash={mb} out of range: 1 to 65536 MiB"));
+                }
+                config.hash_bytes = mb << 20;
+            }
+            ("memory", PlayerKind::Gomocup { max_memory, .. }) => {
+                let mb: u64 = value
+                    .parse()
+                    .map_err(|_| format!("memory={value:?} is not a size in MiB"))?;
+                *max_memory = mb << 20;
+            }
+            ("memory", _) => return Err("memory= applies to gomocup players only".to_string()),
+            ("engine" | "depth" | "hash", _) => {
+                return Err(format!("{key}= applies to builtin players only"))
+            }
+            (other, _) => {
+                return Err(format!(
+                    "unknown player option {other:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=)"
+                ))
+            }
+        }
+    }
+    let name = name.unwrap_or_else(|| default_name(&kind));
+    Ok(PlayerSpec { name, kind, time })
+}
+
+fn default_name(kind: &PlayerKind) -> String {
+    match kind {
+        PlayerKind::Builtin(config) => {
+            let engine = match config.kind {
+                EngineKind::V1 => "v1",
+                EngineKind::V2 => "v2",
+            };
+            match config.max_depth {
+                Some(depth) => format!("builtin-{engine}-d{depth}"),
+                None => format!("builtin-{engine}"),
+            }
+        }
+        PlayerKind::Process(words) | PlayerKind::Gomocup { words, .. } => Path::new(&words[0])
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| words[0].clone()),
+        PlayerKind::Tcp(address) => address.clone(),
+    }
+}
+
+/// Splits a command line into words the way a shell would for simple cases: whitespace separates,
+/// single and double quotes group, backslash escapes the next character.
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') | (None, '\\') => {
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                    in_word = true;
+                }
+            }
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unclosed quote in command {text:?}"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Where each player's process keeps its standard error.
+#[derive(Clone, Debug)]
+pub struct PlayerContext {
+    /// Directory for `NAME.stderr.log` files.
+    pub log_dir: PathBuf,
+    /// Games played at once: the builtin engine keeps a larger safety reserve when crowded.
+    pub concurrency: usize,
+    pub start_timeout: Duration,
+    /// Which worker this instance belongs to (several instances of one player run concurrently).
+    pub worker: usize,
+}
+
+impl PlayerContext {
+    /// Where a program player of this worker keeps its stderr.
+    fn log_path(&self, name: &str) -> PathBuf {
+        self.log_dir
+            .join(format!("{}.{}.stderr.log", sanitize(name), self.worker))
+    }
+}
+
+/// Builds the player a spec describes. Nothing is started until [`Player::prepare`].
+pub fn make_player(spec: &PlayerSpec, context: &PlayerContext) -> Box<dyn Player> {
+    let player = make_player_of_kind(spec, context);
+    match spec.time {
+        Some(time) => Box::new(OwnTime {
+            inner: player,
+            time,
+        }),
+        None => player,
+    }
+}
+
+fn make_player_of_kind(spec: &PlayerSpec, context: &PlayerContext) -> Box<dyn Player> {
+    match &spec.kind {
+        PlayerKind::Builtin(config) => Box::new(BuiltinPlayer {
+            name: spec.name.clone(),
+            config: config.clone(),
+            concurrency: context.concurrency,
+        }),
+        PlayerKind::Process(words) => Box::new(ProcessPlayer {
+            name: spec.name.clone(),
+            words: words.clone(),
+            log_path: context.log_path(&spec.name),
+            start_timeout: context.start_timeout,
+            running: None,
+        }),
+        PlayerKind::Gomocup { words, max_memory } => Box::new(GomocupPlayer::new(
+            spec.name.clone(),
+            words.clone(),
+            context.log_path(&spec.name),
+            context.start_timeout,
+            *max_memory,
+        )),
+        PlayerKind::Tcp(address) => Box::new(TcpPlayer {
+            name: spec.name.clone(),
+            address: address.clone(),
+            start_timeout: context.start_timeout,
+            connection: None,
+        }),
+    }
+}
+
+/// A name made safe for a file name.
+pub fn sanitize(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "player".to_string()
+    } else {
+        cleaned
+    }
+}
+
+/// Whether a line is the ready word: `READY`, or `PRET` as the 2020 course edition says it.
+fn is_ready_line(line: &str) -> bool {
+    let word = line.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+    word.eq_ignore_ascii_case("READY") || word.eq_ignore_ascii_case("PRET")
+}
+
+fn answer_from_line(line: String, elapsed: Duration) -> Result<Answer, Fault> {
+    match parse_reply(&line) {
+        Ok(mv) => Ok(Answer { mv, elapsed }),
+        Err(_) => Err(Fault::Unparsable { line, elapsed }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn specs_parse_into_kinds_and_names() {
+        let spec = parse_player_spec(&words("builtin:engine=v1,depth=2,name=old")).unwrap();
+        assert_eq!(spec.name, "old");
+        let PlayerKind::Builtin(config) = spec.kind else {
+            panic!("not builtin")
+        };
+        assert_eq!(config.kind, EngineKind::V1);
+        assert_eq!(config.max_depth, Some(2));
+
+        let spec = parse_player_spec(&["cmd:./connect5 stdio --engine v1".to_string()]).unwrap();
+        assert_eq!(spec.name, "connect5");
+        assert!(
+            matches!(&spec.kind, PlayerKind::Process(w) if *w == words("./connect5 stdio --engine v1"))
+        );
+
+        let spec = parse_player_spec(&words("tcp:127.0.0.1:1199 name=server")).unwrap();
+        assert!(matches!(&spec.kind, PlayerKind::Tcp(a) if a == "127.0.0.1:1199"));
+        assert_eq!(spec.name, "server");
+        assert_eq!(spec.time, None);
+
+        let spec = parse_player_spec(&words("builtin:engine=v2,time=400 name=slow")).unwrap();
+        assert_eq!(spec.time, Some(Duration::from_millis(400)));
+        assert!(parse_player_spec(&words("builtin time=soon")).is_err());
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        assert!(parse_player_spec(&words("name=x")).is_err());
+        assert!(parse_player_spec(&words("builtin:engine=v9")).is_err());
+        assert!(parse_player_spec(&words("builtin depth=x")).is_err());
+        assert!(parse_player_spec(&words("tcp:nowhere")).is_err());
+        assert!(parse_player_spec(&words("builtin tcp:a:1")).is_err());
+        assert!(parse_player_spec(&words("tcp:a:1 depth=3")).is_err());
+        assert!(parse_player_spec(&["cmd:\"unclosed".to_string()]).is_err());
+    }
+
+    #[test]
+    fn commands_split_like_a_shell() {
+        assert_eq!(
+            split_command(r#"bash -c 'echo "a b"' x\ y"#).unwrap(),
+            vec!["bash", "-c", "echo \"a b\"", "x y"]
+        );
+        assert_eq!(split_command("  ").unwrap(), Vec::<String>::new());
+    }
+}
