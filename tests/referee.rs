@@ -668,3 +668,248 @@ fn an_interrupted_match_still_reports_the_games_it_finished() {
     assert!((1..1000).contains(&played), "{played}");
     assert_eq!(summary["games"].as_array().unwrap().len() as u64, played);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Gomocup brains
+
+fn scripted_brain(mode: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/players/gomocup_scripted.sh");
+    format!("gomocup:bash {} {mode}", script.display())
+}
+
+/// A scripted brain that writes every command it reads to `log`.
+fn logging_brain(mode: &str, log: &Path) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/players/gomocup_scripted.sh");
+    format!("gomocup:bash {} {mode} {}", script.display(), log.display())
+}
+
+fn assert_regular_games(run: &Run, count: usize) {
+    assert_eq!(run.games().len(), count, "{}", run.stdout());
+    for game in run.games() {
+        assert!(
+            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
+            "{game}"
+        );
+        replay(game);
+    }
+}
+
+#[test]
+fn our_gomocup_brain_plays_whole_games_against_the_builtin_engine() {
+    let brain = format!("gomocup:{BIN} gomocup");
+    let run = run_match(
+        &[brain.as_str(), "name=brain"],
+        &[ENGINE],
+        &[
+            "--board",
+            "9x9",
+            "--time",
+            "150",
+            "--games",
+            "4",
+            "--random-opening",
+            "2",
+            "--seed",
+            "5",
+        ],
+    );
+    assert_regular_games(&run, 4);
+    // The brain's searches answer within the turn and say how much of it they used.
+    let time_use = &run.summary["time_use"][0];
+    assert!(time_use["moves"].as_u64().unwrap() > 0, "{time_use}");
+    assert!(time_use["max_share"].as_f64().unwrap() <= 1.0, "{time_use}");
+    assert!(
+        run.stdout().contains("Time used by brain"),
+        "{}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn a_misbehaving_brain_loses_every_game_with_the_reason() {
+    for (mode, termination, words) in [
+        ("crash", "crash", "exit code 3"),
+        ("hang", "time", "lost on time"),
+        ("illegal", "illegal-move", "outside"),
+        ("occupied", "illegal-move", "occupied"),
+        ("garbage", "unparsable", "hello manager"),
+        ("error", "refused", "ERROR scripted brain refuses to move"),
+        ("refuse-start", "unavailable", "START 7 answered"),
+    ] {
+        let brain = scripted_brain(mode);
+        let run = run_match(
+            &[brain.as_str(), "name=brain"],
+            &[ENGINE],
+            &["--board", "7x7", "--time", "100", "--games", "2"],
+        );
+        for reason in all_lost_by(&run, "brain", termination) {
+            assert!(reason.contains(words), "{mode}: {reason}");
+        }
+    }
+}
+
+#[test]
+fn a_brain_hears_the_whole_dialogue_and_its_messages_are_not_moves() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("commands.log");
+    let brain = logging_brain("good", &log);
+    let run = run_match(
+        &[brain.as_str(), "name=brain"],
+        &[ENGINE],
+        &[
+            "--board",
+            "9x9",
+            "--time",
+            "200",
+            "--games",
+            "2",
+            "--random-opening",
+            "3",
+            "--seed",
+            "3",
+        ],
+    );
+    assert_regular_games(&run, 2);
+    let commands: Vec<String> = std::fs::read_to_string(&log)
+        .expect("the brain's log")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let count = |word: &str| commands.iter().filter(|c| c.starts_with(word)).count();
+    assert_eq!(commands[0], "START 9", "{commands:?}");
+    for info in [
+        "INFO rule 1",
+        "INFO timeout_turn 200",
+        "INFO timeout_match 0",
+        "INFO max_memory 367001600",
+        "ABOUT",
+    ] {
+        assert!(commands.iter().any(|c| c == info), "{info}: {commands:?}");
+    }
+    // The second game on the same brain opens with RESTART; both open from a 3-stone position.
+    assert_eq!(count("START"), 1, "{commands:?}");
+    assert_eq!(count("RESTART"), 1, "{commands:?}");
+    assert_eq!(count("BOARD"), 2, "{commands:?}");
+    assert_eq!(
+        commands.last().map(String::as_str),
+        Some("END"),
+        "{commands:?}"
+    );
+    // INFO time_left comes right before every move request.
+    for (i, command) in commands.iter().enumerate() {
+        if command.starts_with("TURN") || command == "BOARD" || command == "BEGIN" {
+            assert!(
+                commands[i - 1].starts_with("INFO time_left"),
+                "{command} after {:?}",
+                commands[i - 1]
+            );
+        }
+    }
+    let brain_moves: usize = run
+        .games()
+        .iter()
+        .map(|game| {
+            let brain_is_black = game["black"] == "brain";
+            let moves = game["moves"].as_array().unwrap().len();
+            // 3 opening stones: white moves first.
+            if brain_is_black {
+                moves / 2
+            } else {
+                moves.div_ceil(2)
+            }
+        })
+        .sum();
+    assert_eq!(count("TURN") + count("BOARD"), brain_moves, "{commands:?}");
+}
+
+#[test]
+fn a_brain_that_refuses_restart_is_started_afresh() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("commands.log");
+    let brain = logging_brain("no-restart", &log);
+    let run = run_match(
+        &[brain.as_str(), "name=brain"],
+        &[ENGINE],
+        &["--board", "7x7", "--time", "100", "--games", "2"],
+    );
+    assert_regular_games(&run, 2);
+    let commands = std::fs::read_to_string(&log).expect("the brain's log");
+    let starts = commands.lines().filter(|c| *c == "START 7").count();
+    assert_eq!(starts, 2, "{commands}");
+}
+
+#[test]
+fn gomocup_brains_meet_every_other_kind() {
+    let brain = scripted_brain("good");
+    let run = run_match(
+        &[brain.as_str(), "name=brain"],
+        &[scripted("good").as_str(), "name=program"],
+        &["--board", "7x7", "--time", "100", "--games", "2"],
+    );
+    assert_regular_games(&run, 2);
+
+    let mut server = start_server();
+    let tcp = format!("tcp:{}", server.address);
+    let run = run_match(
+        &[tcp.as_str(), "name=server"],
+        &[brain.as_str(), "name=brain"],
+        &["--board", "7x9", "--time", "100", "--games", "2"],
+    );
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    assert_regular_games(&run, 2);
+}
+
+#[test]
+fn a_match_clock_with_increment_is_told_to_brains_and_spent_over_the_game() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("commands.log");
+    let brain = logging_brain("good", &log);
+    let ours = format!("gomocup:{BIN} gomocup");
+    let run = run_match(
+        &[brain.as_str(), "name=brain"],
+        &[ours.as_str(), "name=ours"],
+        &["--board", "9x9", "--tc", "3+0.1", "--games", "2"],
+    );
+    assert_regular_games(&run, 2);
+    assert_eq!(run.summary["tc"], "3+0.1");
+    let commands = std::fs::read_to_string(&log).expect("the brain's log");
+    assert!(commands.contains("INFO timeout_match 3000"), "{commands}");
+    // No per-move limit: the brain may use up to the whole match time on a move.
+    assert!(commands.contains("INFO timeout_turn 3000"), "{commands}");
+    let lefts: Vec<u64> = commands
+        .lines()
+        .filter_map(|c| c.strip_prefix("INFO time_left "))
+        .map(|ms| ms.parse().expect("time_left in ms"))
+        .collect();
+    assert!(lefts.iter().all(|&ms| ms <= 3000 + 100 * 40), "{lefts:?}");
+    assert!(
+        lefts.contains(&3000),
+        "the first move of a game has the whole clock: {lefts:?}"
+    );
+    // Our brain spent its clock as a share of what was left: never a time loss.
+    for game in run.games() {
+        assert_ne!(game["termination"], "time", "{game}");
+    }
+}
+
+#[test]
+fn bad_time_controls_are_one_clear_error() {
+    for tc in ["soon", "0", "0/0", "60+x", "0/0.3+1", "-5"] {
+        let output = Command::new(BIN)
+            .args([
+                "match",
+                "--player1",
+                ENGINE,
+                "--player2",
+                ENGINE,
+                "--tc",
+                tc,
+            ])
+            .output()
+            .expect("run connect5 match");
+        assert!(!output.status.success(), "{tc}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--tc"), "{tc}: {stderr}");
+    }
+}

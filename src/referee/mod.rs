@@ -67,7 +67,7 @@ pub struct MatchOptions {
     /// Time control in the field's form, in seconds: `60+0.5` (a clock of 60 s a game for each
     /// player, 0.5 s added after each move), `60`, or c-gomoku-cli's `MATCH/TURN[+INC]` (`0/0.3`:
     /// 0.3 s a move and no match clock; `180/30`: 180 s a game and at most 30 s a move).
-    #[arg(long, value_name = "TC")]
+    #[arg(long, value_name = "TC", allow_hyphen_values = true)]
     pub tc: Option<String>,
     /// Any overrun loses, for Connect5-protocol players too (default for them: up to 50% late is
     /// tolerated and paid back on the next move; Gomocup brains always lose on any overrun).
