@@ -100,6 +100,14 @@ impl Brain {
 
     /// Handles one line from the manager.
     pub fn handle(&mut self, line: &str) -> Step {
+        // A stray blank line gets no answer: the manager would take it for the answer to its
+        // next command.
+        if line
+            .trim_matches(|c: char| c.is_whitespace() || c == '\0')
+            .is_empty()
+        {
+            return Step::Say(Vec::new());
+        }
         let command = match parse_command(line, self.in_board_block()) {
             Ok(command) => command,
             Err(CommandError::Unknown(why)) => return say(format!("UNKNOWN {why}")),

@@ -198,7 +198,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
 }
 
 /// Share of the time left after the root VCT that the main search may use.
-const SEARCH_TIME_SHARE: f64 = 0.8;
+const SEARCH_TIME_SHARE: f64 = 0.9;
 /// Root moves checked against the opponent's VCT, and the node cap of one check without a clock.
 const SAFETY_CHECKS: usize = 6;
 const SAFETY_NODES_UNLIMITED: u64 = 20_000;
