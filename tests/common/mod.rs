@@ -196,7 +196,7 @@ fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>
     }
 }
 
-/// `connect5 stdio …` as a child process.
+/// `connect5 stdio …` (or another mode on stdin/stdout, such as `gomocup`) as a child process.
 pub struct StdioPlayer {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -210,9 +210,14 @@ impl StdioPlayer {
     }
 
     pub fn spawn_with_env(args: &[&str], env: &[(&str, &str)]) -> StdioPlayer {
+        StdioPlayer::spawn_mode("stdio", args, env)
+    }
+
+    /// `connect5 MODE ARGS`, talking on stdin/stdout.
+    pub fn spawn_mode(mode: &str, args: &[&str], env: &[(&str, &str)]) -> StdioPlayer {
         let mut command = Command::new(binary());
         command
-            .arg("stdio")
+            .arg(mode)
             .args(args)
             .env("NO_COLOR", "1")
             .env_remove("RUST_LOG")
@@ -222,7 +227,9 @@ impl StdioPlayer {
         for (key, value) in env {
             command.env(key, value);
         }
-        let mut child = command.spawn().expect("cannot start connect5 stdio");
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start connect5 {mode}: {e}"));
         let stdin = child.stdin.take();
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
         let (stderr, _) = log_pump(child.stderr.take().expect("piped stderr"));
