@@ -5,6 +5,7 @@ pub mod bench;
 pub mod board;
 pub mod engine;
 pub mod gomocup;
+pub mod logging;
 pub mod morpion;
 pub mod play;
 pub mod protocol;

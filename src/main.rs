@@ -1,6 +1,5 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -112,16 +111,6 @@ fn one_word(text: &str) -> Result<String, String> {
     }
 }
 
-fn init_logging(default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
-        .init();
-}
-
 /// Cancels `stop` on SIGINT or SIGTERM. The handlers are installed before this returns (call it
 /// inside the runtime, before announcing readiness): a signal sent the moment the process says it
 /// is listening must stop it cleanly, not kill it.
@@ -162,7 +151,7 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    init_logging("info");
+    connect5::logging::init("info");
     let address = match args.port {
         Some(port) => SocketAddr::from(([127, 0, 0, 1], port)),
         None => args.listen,
@@ -192,7 +181,7 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn stdio(args: PlayerArgs) -> ExitCode {
-    init_logging("warn");
+    connect5::logging::init("warn");
     let shared = args.shared();
     let rt = match runtime() {
         Ok(rt) => rt,

@@ -107,6 +107,19 @@ fn replay(game: &Value) -> Board {
     board
 }
 
+/// Asserts the match played `count` games that all ended on the board (a line, a full board),
+/// each replaying as legal.
+fn assert_regular_games(run: &Run, count: usize) {
+    assert_eq!(run.games().len(), count, "{}", run.stdout());
+    for game in run.games() {
+        assert!(
+            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
+            "{game}"
+        );
+        replay(game);
+    }
+}
+
 fn terminations(run: &Run) -> Vec<String> {
     run.games()
         .iter()
@@ -191,14 +204,7 @@ fn builtin_against_our_own_binary_in_stdio_mode() {
         &[own.as_str(), "name=stdio"],
         &["--board", "9x9", "--time", "100", "--games", "2"],
     );
-    for game in run.games() {
-        let termination = game["termination"].as_str().unwrap();
-        assert!(
-            ["line", "board-full"].contains(&termination),
-            "regular end expected: {game}"
-        );
-        replay(game);
-    }
+    assert_regular_games(&run, 2);
     assert!(run.stdout().contains("(engine vs stdio)"));
     assert!(run.stdout().contains("(stdio vs engine)"));
 }
@@ -251,14 +257,7 @@ fn tcp_player_keeps_one_connection_for_the_whole_match() {
     let log = server.log.join().unwrap();
     let connections = log.iter().filter(|l| l.contains("connected")).count();
     assert_eq!(connections, 1, "one connection for four games: {log:?}");
-    assert_eq!(run.games().len(), 4);
-    for game in run.games() {
-        assert!(
-            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
-            "{game}"
-        );
-        replay(game);
-    }
+    assert_regular_games(&run, 4);
 }
 
 #[test]
@@ -600,14 +599,7 @@ fn concurrent_games_each_have_their_own_processes() {
             "2",
         ],
     );
-    assert_eq!(run.games().len(), 4);
-    for game in run.games() {
-        assert!(
-            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
-            "{game}"
-        );
-        replay(game);
-    }
+    assert_regular_games(&run, 4);
     // One stderr log per worker: two processes of the same player ran side by side.
     for worker in 0..2 {
         let log = run
@@ -677,21 +669,19 @@ fn scripted_brain(mode: &str) -> String {
     format!("gomocup:bash {} {mode}", script.display())
 }
 
-/// A scripted brain that writes every command it reads to `log`.
-fn logging_brain(mode: &str, log: &Path) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/players/gomocup_scripted.sh");
-    format!("gomocup:bash {} {mode} {}", script.display(), log.display())
-}
-
-fn assert_regular_games(run: &Run, count: usize) {
-    assert_eq!(run.games().len(), count, "{}", run.stdout());
-    for game in run.games() {
-        assert!(
-            ["line", "board-full"].contains(&game["termination"].as_str().unwrap()),
-            "{game}"
-        );
-        replay(game);
-    }
+/// Runs a match of the scripted brain in `mode` (named `brain`) against `opponent`, and returns
+/// the run and every command the brain read, in order.
+fn run_logged_brain(mode: &str, opponent: &str, extra: &[&str]) -> (Run, Vec<String>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("commands.log");
+    let brain = format!("{} {}", scripted_brain(mode), log.display());
+    let run = run_match(&[brain.as_str(), "name=brain"], &[opponent], extra);
+    let commands = std::fs::read_to_string(&log)
+        .expect("the brain's log")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (run, commands)
 }
 
 #[test]
@@ -750,12 +740,9 @@ fn a_misbehaving_brain_loses_every_game_with_the_reason() {
 
 #[test]
 fn a_brain_hears_the_whole_dialogue_and_its_messages_are_not_moves() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("commands.log");
-    let brain = logging_brain("good", &log);
-    let run = run_match(
-        &[brain.as_str(), "name=brain"],
-        &[ENGINE],
+    let (run, commands) = run_logged_brain(
+        "good",
+        ENGINE,
         &[
             "--board",
             "9x9",
@@ -770,11 +757,6 @@ fn a_brain_hears_the_whole_dialogue_and_its_messages_are_not_moves() {
         ],
     );
     assert_regular_games(&run, 2);
-    let commands: Vec<String> = std::fs::read_to_string(&log)
-        .expect("the brain's log")
-        .lines()
-        .map(str::to_string)
-        .collect();
     let count = |word: &str| commands.iter().filter(|c| c.starts_with(word)).count();
     assert_eq!(commands[0], "START 9", "{commands:?}");
     for info in [
@@ -824,18 +806,14 @@ fn a_brain_hears_the_whole_dialogue_and_its_messages_are_not_moves() {
 
 #[test]
 fn a_brain_that_refuses_restart_is_started_afresh() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("commands.log");
-    let brain = logging_brain("no-restart", &log);
-    let run = run_match(
-        &[brain.as_str(), "name=brain"],
-        &[ENGINE],
+    let (run, commands) = run_logged_brain(
+        "no-restart",
+        ENGINE,
         &["--board", "7x7", "--time", "100", "--games", "2"],
     );
     assert_regular_games(&run, 2);
-    let commands = std::fs::read_to_string(&log).expect("the brain's log");
-    let starts = commands.lines().filter(|c| *c == "START 7").count();
-    assert_eq!(starts, 2, "{commands}");
+    let starts = commands.iter().filter(|c| *c == "START 7").count();
+    assert_eq!(starts, 2, "{commands:?}");
 }
 
 #[test]
@@ -862,23 +840,20 @@ fn gomocup_brains_meet_every_other_kind() {
 
 #[test]
 fn a_match_clock_with_increment_is_told_to_brains_and_spent_over_the_game() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("commands.log");
-    let brain = logging_brain("good", &log);
     let ours = format!("gomocup:{BIN} gomocup");
-    let run = run_match(
-        &[brain.as_str(), "name=brain"],
-        &[ours.as_str(), "name=ours"],
+    let (run, commands) = run_logged_brain(
+        "good",
+        &ours,
         &["--board", "9x9", "--tc", "3+0.1", "--games", "2"],
     );
     assert_regular_games(&run, 2);
     assert_eq!(run.summary["tc"], "3+0.1");
-    let commands = std::fs::read_to_string(&log).expect("the brain's log");
-    assert!(commands.contains("INFO timeout_match 3000"), "{commands}");
+    let has = |line: &str| commands.iter().any(|c| c == line);
+    assert!(has("INFO timeout_match 3000"), "{commands:?}");
     // No per-move limit: the brain may use up to the whole match time on a move.
-    assert!(commands.contains("INFO timeout_turn 3000"), "{commands}");
+    assert!(has("INFO timeout_turn 3000"), "{commands:?}");
     let lefts: Vec<u64> = commands
-        .lines()
+        .iter()
         .filter_map(|c| c.strip_prefix("INFO time_left "))
         .map(|ms| ms.parse().expect("time_left in ms"))
         .collect();

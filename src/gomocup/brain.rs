@@ -168,38 +168,32 @@ impl Brain {
         }
     }
 
-    fn opponent_move(&mut self, mv: Move) -> Step {
+    /// Puts a stone of the side to move on `mv` (the command `what` placed it); `Err` is the
+    /// reply that refuses it, the board unchanged.
+    fn place(&mut self, what: &str, mv: Move) -> Result<(), Step> {
         let Some(board) = &mut self.board else {
-            return no_game("TURN");
+            return Err(no_game(what));
         };
-        if let Err(why) = check_cell(board, mv) {
-            return error(format!("TURN {}: {why}", format_point(mv)));
+        let refuse = |why: String| error(format!("{what} {}: {why}", format_point(mv)));
+        check_cell(board, mv).map_err(refuse)?;
+        let side = board
+            .side_to_move()
+            .map_err(|counts| refuse(counts.to_string()))?;
+        board.play(mv, side).map_err(|why| refuse(why.to_string()))
+    }
+
+    fn opponent_move(&mut self, mv: Move) -> Step {
+        match self.place("TURN", mv) {
+            Ok(()) => self.think(),
+            Err(refusal) => refusal,
         }
-        let opponent = match board.side_to_move() {
-            Ok(side) => side,
-            Err(counts) => return error(format!("TURN: {counts}")),
-        };
-        if board.play(mv, opponent).is_err() {
-            return error(format!("TURN {}: cannot be played", format_point(mv)));
-        }
-        self.think()
     }
 
     fn play_confirmed(&mut self, mv: Move) -> Step {
-        let Some(board) = &mut self.board else {
-            return no_game("PLAY");
-        };
-        if let Err(why) = check_cell(board, mv) {
-            return error(format!("PLAY {}: {why}", format_point(mv)));
+        match self.place("PLAY", mv) {
+            Ok(()) => say(format_point(mv)),
+            Err(refusal) => refusal,
         }
-        let own = match board.side_to_move() {
-            Ok(side) => side,
-            Err(counts) => return error(format!("PLAY: {counts}")),
-        };
-        if board.play(mv, own).is_err() {
-            return error(format!("PLAY {}: cannot be played", format_point(mv)));
-        }
-        say(format_point(mv))
     }
 
     fn take_back(&mut self, mv: Move) -> Step {

@@ -121,19 +121,9 @@ fn spawn_reader() -> Receiver<ReadLine> {
     receiver
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
-}
-
 /// Runs the brain until `END` or the end of input.
 pub fn run(args: GomocupArgs) -> ExitCode {
-    init_logging();
+    crate::logging::init("warn");
     let lines = spawn_reader();
     let mut brain = Brain::new(args.brain_config());
     let stdout = std::io::stdout();

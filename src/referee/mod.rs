@@ -325,17 +325,8 @@ fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
     }
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
 pub fn run(args: MatchArgs) -> ExitCode {
-    init_logging();
+    crate::logging::init("warn");
     match run_match(&args.options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

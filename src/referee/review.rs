@@ -74,7 +74,7 @@ enum Verdict {
 }
 
 pub fn run(args: ReviewArgs) -> ExitCode {
-    super::init_logging();
+    crate::logging::init("warn");
     match review(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -209,23 +209,18 @@ pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
             .strip_prefix("cmd:")
             .or_else(|| token.strip_prefix("cmd="))
         {
-            let words = split_command(command)?;
-            if words.is_empty() {
-                return Err("cmd: needs a program to run".to_string());
-            }
-            set_kind(&mut kind, PlayerKind::Process(words))?;
+            set_kind(
+                &mut kind,
+                PlayerKind::Process(program_words(command, "cmd")?),
+            )?;
         } else if let Some(command) = token
             .strip_prefix("gomocup:")
             .or_else(|| token.strip_prefix("gomocup="))
         {
-            let words = split_command(command)?;
-            if words.is_empty() {
-                return Err("gomocup: needs a brain to run".to_string());
-            }
             set_kind(
                 &mut kind,
                 PlayerKind::Gomocup {
-                    words,
+                    words: program_words(command, "gomocup")?,
                     max_memory: DEFAULT_BRAIN_MEMORY,
                 },
             )?;
@@ -318,6 +313,15 @@ fn default_name(kind: &PlayerKind) -> String {
             .unwrap_or_else(|| words[0].clone()),
         PlayerKind::Tcp(address) => address.clone(),
     }
+}
+
+/// The words of a program player's command (`cmd:` or `gomocup:`, named by `kind`).
+fn program_words(command: &str, kind: &str) -> Result<Vec<String>, String> {
+    let words = split_command(command)?;
+    if words.is_empty() {
+        return Err(format!("{kind}: needs a program to run"));
+    }
+    Ok(words)
 }
 
 /// Splits a command line into words the way a shell would for simple cases: whitespace separates,
