@@ -185,6 +185,12 @@ fn a_scripted_manager_dialogue_gets_every_answer_and_survives_every_error() {
     let mut position = board_with(15, 15, &[(7, 7), (8, 6)], &[(7, 8)]);
     brain_moves(&mut player, "DONE", &mut position, Stone::White);
 
+    // The Yixin board's YXBOARD takes a position without a move (nor YXHASHCLEAR or INFO
+    // max_depth a reply): the next line answers BEGIN, in that position.
+    player.send("YXBOARD\n7,7,1\n8,8,2\nDONE\nINFO max_depth 3\nYXHASHCLEAR\n");
+    let mut yixin = board_with(15, 15, &[(7, 7)], &[(8, 8)]);
+    brain_moves(&mut player, "BEGIN", &mut yixin, Stone::Black);
+
     // RESTART clears the board: the brain opens in the centre again.
     expect(&mut player, "RESTART", "OK");
     expect(&mut player, "BEGIN", "7,7");

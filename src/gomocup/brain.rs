@@ -43,9 +43,11 @@ pub struct Think {
     pub engine: EngineConfig,
 }
 
-/// A `BOARD` block being read.
+/// A `BOARD` (or `YXBOARD`) block being read.
 #[derive(Debug, Default)]
 struct BoardBlock {
+    /// `BOARD`: the brain moves at `DONE`; `YXBOARD`: it only takes the position.
+    then_move: bool,
     stones: Vec<(Move, Field)>,
     /// The first bad line; the block is refused at `DONE`.
     error: Option<String>,
@@ -68,6 +70,8 @@ pub struct Brain {
     match_left: Option<Duration>,
     /// `max_memory` in bytes; `None` for no limit.
     max_memory: Option<usize>,
+    /// Yixin's `max_depth`: the deepest iteration of a search.
+    max_depth: Option<u32>,
     block: Option<BoardBlock>,
 }
 
@@ -81,6 +85,7 @@ impl Brain {
             match_total: None,
             match_left: None,
             max_memory: None,
+            max_depth: None,
             block: None,
         }
     }
@@ -132,11 +137,14 @@ impl Brain {
             // On an empty board the brain opens; on any other it moves in the position it has.
             Command::Begin => self.think(),
             Command::Turn(mv) => self.opponent_move(mv),
-            Command::Board => {
+            Command::Board { then_move } => {
                 if self.board.is_none() {
                     return no_game("BOARD");
                 }
-                self.block = Some(BoardBlock::default());
+                self.block = Some(BoardBlock {
+                    then_move,
+                    ..BoardBlock::default()
+                });
                 Step::Say(Vec::new())
             }
             Command::Stone { at, field } => {
@@ -152,7 +160,7 @@ impl Brain {
             Command::End => Step::Quit,
             Command::About => say(about()),
             // Nothing is being searched when a command is read: the stop came too late.
-            Command::Stop => Step::Say(Vec::new()),
+            Command::Stop | Command::HashClear => Step::Say(Vec::new()),
         }
     }
 
@@ -263,7 +271,11 @@ impl Brain {
             }
         }
         self.board = Some(board);
-        self.think()
+        if block.then_move {
+            self.think()
+        } else {
+            Step::Say(Vec::new())
+        }
     }
 
     fn info(&mut self, key: &str, value: &str) -> Step {
@@ -323,6 +335,13 @@ impl Brain {
                 }
                 Err(why) => return error(why),
             },
+            "max_depth" => match number() {
+                Ok(depth) if depth > 0 => {
+                    self.max_depth = Some(depth.min(i64::from(u32::MAX)) as u32)
+                }
+                Ok(_) => self.max_depth = None,
+                Err(why) => return error(why),
+            },
             "game_type" => {
                 if let Err(why) = number() {
                     return error(why);
@@ -350,6 +369,7 @@ impl Brain {
             increment: Duration::ZERO,
         };
         let mut engine = self.config.engine.clone();
+        engine.max_depth = self.max_depth.or(engine.max_depth);
         if let Some(bytes) = self.max_memory {
             // Half of the allowance: the rest is the board, the search's lists and the program.
             engine.hash_bytes = engine.hash_bytes.min(bytes / 2).max(MIN_HASH_BYTES);

@@ -18,8 +18,11 @@ pub enum Command {
     Begin,
     /// The opponent's move; the brain answers with its own.
     Turn(Move),
-    /// A whole position follows, one `x,y,field` line a stone, until `DONE`.
-    Board,
+    /// A whole position follows, one `x,y,field` line a stone, until `DONE`; the brain then
+    /// moves (`BOARD`) or only takes the position (the Yixin board's `YXBOARD`).
+    Board {
+        then_move: bool,
+    },
     Done,
     /// One line of a `BOARD` block.
     Stone {
@@ -37,6 +40,8 @@ pub enum Command {
     About,
     /// Yixin board's "answer now with what you have".
     Stop,
+    /// Yixin board's "forget what you learnt": nothing is kept between moves, so nothing to do.
+    HashClear,
 }
 
 /// Whose stone a `BOARD` line places.
@@ -149,7 +154,9 @@ pub fn parse_command(line: &str, in_board: bool) -> Result<Command, CommandError
         "RESTART" => no_arguments(Command::Restart),
         "BEGIN" => no_arguments(Command::Begin),
         "TURN" => parse_point(rest).map(Command::Turn).map_err(bad),
-        "BOARD" => no_arguments(Command::Board),
+        "BOARD" => no_arguments(Command::Board { then_move: true }),
+        "YXBOARD" => no_arguments(Command::Board { then_move: false }),
+        "YXHASHCLEAR" => no_arguments(Command::HashClear),
         "DONE" => Err(CommandError::Bad("DONE without BOARD".to_string())),
         "TAKEBACK" => parse_point(rest).map(Command::TakeBack).map_err(bad),
         "PLAY" => parse_point(rest).map(Command::Play).map_err(bad),
