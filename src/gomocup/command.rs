@@ -118,8 +118,11 @@ pub fn parse_command(line: &str, in_board: bool) -> Result<Command, CommandError
     };
     let word_upper = word.to_ascii_uppercase();
     if in_board {
-        if word_upper == "DONE" {
-            return Ok(Command::Done);
+        match word_upper.as_str() {
+            "DONE" => return Ok(Command::Done),
+            // A manager that gives up in the middle of a block still ends the brain.
+            "END" => return Ok(Command::End),
+            _ => {}
         }
         return parse_stone(line).map_err(CommandError::Bad);
     }
@@ -251,6 +254,7 @@ mod tests {
             })
         );
         assert_eq!(parse_command("DONE", true), Ok(Command::Done));
+        assert_eq!(parse_command("END", true), Ok(Command::End));
     }
 
     #[test]
