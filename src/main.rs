@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
@@ -63,6 +64,9 @@ struct PlayerArgs {
     /// Five or more in a row wins (freestyle, as the 2020 course referee counts) instead of exactly five.
     #[arg(long)]
     overline_wins: bool,
+    /// Longest thinking time a request may have, in milliseconds; longer budgets are clipped.
+    #[arg(long, value_name = "MS", default_value_t = connect5::session::DEFAULT_MAX_BUDGET.as_millis() as u64)]
+    max_budget: u64,
 }
 
 #[derive(Args, Debug)]
@@ -76,12 +80,28 @@ struct ServeArgs {
     /// Connections served at once; further ones get a one-line error and are closed.
     #[arg(long, default_value_t = 512, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections: usize,
+    /// Connections one client address may hold at once (default: three quarters of
+    /// --max-connections, so that one host does not take every slot).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_connections_per_ip: Option<usize>,
+    /// A connection that sends no request for this many seconds after its last reply is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+    /// A request whose first byte has arrived must arrive in full within this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    request_timeout: u64,
+    /// Let clients that are not on this machine stop the server with `shutdown` (by default only
+    /// loopback clients may).
+    #[arg(long)]
+    remote_shutdown: bool,
     #[command(flatten)]
     player: PlayerArgs,
 }
 
 impl PlayerArgs {
-    fn shared(&self) -> Arc<Shared> {
+    /// What every session of the process shares; `timeouts` are the idle and request time-outs
+    /// (a server's; a spawned player has none).
+    fn shared(&self, timeouts: (Option<Duration>, Option<Duration>)) -> Arc<Shared> {
         let banners = if self.banners.is_empty() {
             vec![connect5::protocol::default_banner()]
         } else {
@@ -96,6 +116,9 @@ impl PlayerArgs {
                 max_depth: None,
             },
             overline_wins: self.overline_wins,
+            max_budget: Duration::from_millis(self.max_budget),
+            idle_timeout: timeouts.0,
+            request_timeout: timeouts.1,
         };
         // A quarter of the memory stays outside the tables: boards, buffers, stacks.
         Shared::new(config, (self.memory << 20) / 4 * 3)
@@ -156,7 +179,10 @@ fn serve(args: ServeArgs) -> ExitCode {
         Some(port) => SocketAddr::from(([127, 0, 0, 1], port)),
         None => args.listen,
     };
-    let shared = args.player.shared();
+    let shared = args.player.shared((
+        Some(Duration::from_secs(args.idle_timeout)),
+        Some(Duration::from_secs(args.request_timeout)),
+    ));
     let result = runtime().and_then(|rt| {
         rt.block_on(async {
             let stop = CancellationToken::new();
@@ -167,6 +193,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             tracing::info!("listening on {}", listener.local_addr()?);
             let config = ServerConfig {
                 max_connections: args.max_connections,
+                max_connections_per_ip: args
+                    .max_connections_per_ip
+                    .unwrap_or(args.max_connections - args.max_connections / 4),
+                remote_shutdown: args.remote_shutdown,
             };
             server::serve(listener, shared, config, stop).await
         })
@@ -182,7 +212,7 @@ fn serve(args: ServeArgs) -> ExitCode {
 
 fn stdio(args: PlayerArgs) -> ExitCode {
     connect5::logging::init("warn");
-    let shared = args.shared();
+    let shared = args.shared((None, None));
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(error) => {
@@ -194,7 +224,8 @@ fn stdio(args: PlayerArgs) -> ExitCode {
         let stop = CancellationToken::new();
         stop_on_signals(stop.clone());
         let reader = tokio::io::BufReader::new(tokio::io::stdin());
-        session::run(reader, tokio::io::stdout(), shared, stop).await
+        // The referee that spawned the player owns it: its `shutdown` ends the session.
+        session::run(reader, tokio::io::stdout(), shared, stop, true).await
     });
     // Exit with the runtime still alive: dropping it would wait for its stdin reader, which may
     // be blocked in read(2) for as long as the referee keeps the pipe open.

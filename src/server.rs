@@ -1,9 +1,10 @@
 //! The TCP server: accept loop, connection limit, shutdown broadcast. Each connection runs the
 //! same session code as stdio mode.
 
+use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
@@ -16,6 +17,50 @@ use crate::session::{self, SessionEnd, Shared};
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub max_connections: usize,
+    /// Connections one address may hold at once, so that one host cannot take every slot.
+    pub max_connections_per_ip: usize,
+    /// Whether clients other than loopback ones may stop the server with `shutdown`.
+    pub remote_shutdown: bool,
+}
+
+/// Connections open per client address.
+#[derive(Default)]
+struct PerAddress {
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection counted against its address; uncounted when dropped.
+struct AddressSlot {
+    table: Arc<PerAddress>,
+    ip: IpAddr,
+}
+
+impl PerAddress {
+    /// Counts a connection from `ip`, unless it already holds `limit`.
+    fn take(self: &Arc<Self>, ip: IpAddr, limit: usize) -> Option<AddressSlot> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(ip).or_insert(0);
+        if *count >= limit {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot {
+            table: Arc::clone(self),
+            ip,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut open = self.table.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// Serves until a client sends `shutdown` or `stop` is cancelled (a signal); then stops accepting,
@@ -27,6 +72,7 @@ pub async fn serve(
     stop: CancellationToken,
 ) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(config.max_connections));
+    let per_address = Arc::new(PerAddress::default());
     let mut sessions = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -44,16 +90,35 @@ pub async fn serve(
                 continue;
             }
         };
+        let Some(address_slot) = per_address.take(peer.ip(), config.max_connections_per_ip) else {
+            tracing::warn!(
+                %peer,
+                "connection refused: this address already holds {} connections",
+                config.max_connections_per_ip
+            );
+            let why = format!(
+                "ERROR busy: your address already holds {} connections",
+                config.max_connections_per_ip
+            );
+            sessions.spawn(refuse(stream, why));
+            continue;
+        };
         let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
             tracing::warn!(%peer, "connection refused: limit of {} reached", config.max_connections);
-            sessions.spawn(refuse(stream, config.max_connections));
+            let why = format!(
+                "ERROR busy: the server already serves {} connections",
+                config.max_connections
+            );
+            sessions.spawn(refuse(stream, why));
             continue;
         };
         let shared = Arc::clone(&shared);
         let stop = stop.clone();
+        let remote_shutdown = config.remote_shutdown;
         sessions.spawn(async move {
-            connection(stream, peer, shared, stop).await;
+            connection(stream, peer, shared, stop, remote_shutdown).await;
             drop(permit);
+            drop(address_slot);
         });
     }
     tracing::info!("stopping: no new connections; finishing requests in flight");
@@ -62,8 +127,8 @@ pub async fn serve(
     Ok(())
 }
 
-async fn refuse(mut stream: TcpStream, limit: usize) {
-    let line = format!("ERROR busy: the server already serves {limit} connections\n");
+async fn refuse(mut stream: TcpStream, why: String) {
+    let line = format!("{why}\n");
     let _ = stream.write_all(line.as_bytes()).await;
     let _ = stream.shutdown().await;
 }
@@ -73,15 +138,26 @@ async fn connection(
     peer: SocketAddr,
     shared: Arc<Shared>,
     stop: CancellationToken,
+    remote_shutdown: bool,
 ) {
     let _ = stream.set_nodelay(true);
     tracing::debug!(%peer, "connected");
     let (read, write) = stream.into_split();
-    match session::run(BufReader::new(read), write, shared, stop.clone()).await {
+    let may_shutdown = remote_shutdown || peer.ip().is_loopback();
+    match session::run(
+        BufReader::new(read),
+        write,
+        shared,
+        stop.clone(),
+        may_shutdown,
+    )
+    .await
+    {
         Ok(SessionEnd::Shutdown) => {
             tracing::info!(%peer, "shutdown requested");
             stop.cancel();
         }
+        Ok(SessionEnd::TimedOut) => tracing::info!(%peer, "session closed: the client was silent"),
         Ok(end) => tracing::debug!(%peer, ?end, "session over"),
         Err(error) => tracing::debug!(%peer, %error, "connection lost"),
     }

@@ -2,7 +2,7 @@
 //! session ends. Stdio mode and every TCP connection run this same code.
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,17 @@ pub struct SessionConfig {
     pub engine: EngineConfig,
     /// Play under the freestyle rule (five or more wins) instead of exact five.
     pub overline_wins: bool,
+    /// Longer budgets are clipped to this: no request holds a search slot for hours.
+    pub max_budget: Duration,
+    /// A session that sends nothing for this long after its last reply is closed (`None`: never,
+    /// as for stdio, where the referee owns the process).
+    pub idle_timeout: Option<Duration>,
+    /// A request whose first byte has arrived must arrive in full within this (`None`: no limit).
+    pub request_timeout: Option<Duration>,
 }
+
+/// The budget a request may have unless the operator says otherwise.
+pub const DEFAULT_MAX_BUDGET: Duration = Duration::from_secs(60);
 
 impl Default for SessionConfig {
     fn default() -> Self {
@@ -32,6 +42,9 @@ impl Default for SessionConfig {
             ready_word: crate::protocol::READY_WORD.to_string(),
             engine: EngineConfig::default(),
             overline_wins: false,
+            max_budget: DEFAULT_MAX_BUDGET,
+            idle_timeout: None,
+            request_timeout: None,
         }
     }
 }
@@ -153,9 +166,13 @@ pub enum SessionEnd {
     Shutdown,
     /// The process is stopping (a shutdown elsewhere, or a signal).
     Stopped,
+    /// The client was idle, or too slow to send a request, for longer than allowed.
+    TimedOut,
 }
 
 enum LineRead {
+    /// The first bytes of a line arrived (said once a line, before the line itself).
+    Started,
     Line,
     TooLong,
     Eof,
@@ -170,6 +187,8 @@ struct LineReader {
     too_long: bool,
     /// The last line returned is still in `buf`; clear it before reading on.
     taken: bool,
+    /// `Started` was said for the line being read.
+    announced: bool,
 }
 
 impl LineReader {
@@ -177,6 +196,7 @@ impl LineReader {
         if std::mem::take(&mut self.taken) {
             self.buf.clear();
             self.too_long = false;
+            self.announced = false;
         }
         loop {
             let available = reader.fill_buf().await?;
@@ -210,6 +230,10 @@ impl LineReader {
                 } else {
                     LineRead::Line
                 });
+            }
+            if !self.announced && used > 0 {
+                self.announced = true;
+                return Ok(LineRead::Started);
             }
         }
     }
@@ -252,30 +276,44 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
 }
 
 /// Runs one session to its end. `stop` ends it between requests (never in the middle of
-/// answering one).
+/// answering one). `may_shutdown`: whether this client's `shutdown` stops the process (else it is
+/// refused with an error line and the session goes on).
 pub async fn run<R, W>(
     mut reader: R,
     writer: W,
     shared: Arc<Shared>,
     stop: CancellationToken,
+    may_shutdown: bool,
 ) -> io::Result<SessionEnd>
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    let config = &shared.config;
     let mut out = Replies {
         writer,
         broken: false,
     };
-    for banner in &shared.config.banners {
+    for banner in &config.banners {
         out.line(banner).await;
     }
-    out.line(&shared.config.ready_word).await;
+    out.line(&config.ready_word).await;
 
-    let mut decoder = Decoder::new(shared.config.overline_wins);
+    let mut decoder = Decoder::new(config.overline_wins);
     let mut lines = LineReader::default();
     let mut grace_end: Option<tokio::time::Instant> = None;
+    // The idle clock runs from the last reply; the request clock from a request's first byte.
+    let mut last_reply = tokio::time::Instant::now();
+    let mut request_started: Option<tokio::time::Instant> = None;
     loop {
+        let timeout = match request_started {
+            Some(started) => config
+                .request_timeout
+                .map(|limit| (started + limit, Timeout::Request(limit))),
+            None => config
+                .idle_timeout
+                .map(|limit| (last_reply + limit, Timeout::Idle(limit))),
+        };
         let read = tokio::select! {
             biased;
             // Between requests the stop ends the session at once; a request partly read gets a
@@ -292,11 +330,23 @@ where
                 tracing::info!("stopping: a partly read request did not arrive in time");
                 return Ok(SessionEnd::Stopped);
             }
+            _ = tokio::time::sleep_until(timeout.map_or_else(tokio::time::Instant::now, |t| t.0)),
+                if timeout.is_some() => {
+                if let Some((_, why)) = timeout {
+                    tracing::info!("closing the session: {why}");
+                    out.line(&format!("ERROR {why}; closing the connection")).await;
+                }
+                return Ok(SessionEnd::TimedOut);
+            }
             read = lines.read(&mut reader) => read?,
         };
         // The deadline runs from the moment the request's last line has been read.
         let received = Instant::now();
         let event = match read {
+            LineRead::Started => {
+                request_started.get_or_insert_with(tokio::time::Instant::now);
+                continue;
+            }
             LineRead::Eof => match decoder.finish() {
                 Some(Event::Error(error)) => {
                     out.line(&format!("ERROR {error}")).await;
@@ -307,18 +357,42 @@ where
             LineRead::TooLong => decoder.feed(Input::TooLong),
             LineRead::Line => decoder.feed(Input::Line(&lines.text())),
         };
+        if decoder.in_request() {
+            request_started.get_or_insert_with(tokio::time::Instant::now);
+        } else {
+            request_started = None;
+        }
         match event {
             None => {}
             Some(Event::End) => return Ok(SessionEnd::Ended),
-            Some(Event::Shutdown) => return Ok(SessionEnd::Shutdown),
+            Some(Event::Shutdown) if may_shutdown => return Ok(SessionEnd::Shutdown),
+            Some(Event::Shutdown) => {
+                tracing::warn!("shutdown refused: the client is not on this machine");
+                out.line(
+                    "ERROR shutdown refused: only a client on this machine (loopback) may stop \
+                     the server, unless it runs with --remote-shutdown",
+                )
+                .await;
+                last_reply = tokio::time::Instant::now();
+            }
             Some(Event::Error(error)) => {
                 tracing::info!(%error, "bad request");
                 out.line(&format!("ERROR {error}")).await;
+                last_reply = tokio::time::Instant::now();
             }
-            Some(Event::Request(request)) => {
+            Some(Event::Request(mut request)) => {
+                if request.budget > config.max_budget {
+                    tracing::info!(
+                        asked = ?request.budget,
+                        allowed = ?config.max_budget,
+                        "budget clipped to the server's maximum"
+                    );
+                    request.budget = config.max_budget;
+                }
                 let budget = request.budget;
-                let answer = answer(request, received, &shared, &stop).await;
+                let answer = answer(request, received, &shared, &stop, &mut reader).await;
                 out.line(&answer).await;
+                last_reply = tokio::time::Instant::now();
                 let elapsed = received.elapsed();
                 // Below the watchdog's floor a reply cannot be on time; that is no news.
                 if elapsed > budget.max(WATCHDOG_FLOOR) {
@@ -328,6 +402,39 @@ where
                 }
             }
         }
+    }
+}
+
+/// Why a session is closed for its client's silence.
+#[derive(Clone, Copy, Debug)]
+enum Timeout {
+    /// No request since the last reply.
+    Idle(Duration),
+    /// A request started and did not arrive in full.
+    Request(Duration),
+}
+
+impl std::fmt::Display for Timeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Timeout::Idle(limit) => write!(f, "idle: no request for {} s", limit.as_secs()),
+            Timeout::Request(limit) => write!(
+                f,
+                "timeout: a request did not arrive in full within {} s",
+                limit.as_secs()
+            ),
+        }
+    }
+}
+
+/// Resolves when the client has closed its side (end of input, a broken connection): the answer
+/// it waits for will never be read, or not by anyone still asking. Bytes it sends meanwhile (a
+/// next request) stay buffered for the session, and the watch ends there: that client is still
+/// there.
+async fn client_gone<R: AsyncBufRead + Unpin>(reader: &mut R) {
+    match reader.fill_buf().await {
+        Ok([]) | Err(_) => {}
+        Ok(_) => std::future::pending().await,
     }
 }
 
@@ -365,17 +472,26 @@ fn lower_thread_priority() {
 /// move: microseconds). Should no search slot free up in time, or the search still be running when
 /// the budget is nearly spent, the session answers the instant move (the thread stops at its next
 /// clock check).
-async fn answer(
+async fn answer<R: AsyncBufRead + Unpin>(
     request: Request,
     received: Instant,
     shared: &Arc<Shared>,
     stop: &CancellationToken,
+    reader: &mut R,
 ) -> String {
-    let instant = match engine::instant_move(&request.board, request.rule) {
-        Ok(mv) => mv,
+    // A certain answer (a win in one, the block of a five, the last cell) waits for no slot.
+    match engine::certain_move(&request.board, request.rule) {
+        Ok(Some(mv)) => return mv.to_string(),
+        Ok(None) => {}
         // The decoder has already checked the position; this is a guard, not a path.
         Err(no_move) => return format!("ERROR {no_move}"),
+    }
+    let instant = match engine::instant_move(&request.board, request.rule) {
+        Ok(mv) => mv,
+        Err(no_move) => return format!("ERROR {no_move}"),
     };
+    let client_gone = client_gone(reader);
+    tokio::pin!(client_gone);
     let (_in_flight, _) = InFlight::enter(&shared.requests_in_flight);
     let size = format!("{}x{}", request.board.rows(), request.board.cols());
     let budget = request.budget;
@@ -393,6 +509,10 @@ async fn answer(
             tracing::info!(board = %size, "stopping: answering the instant move");
             return instant.to_string();
         }
+        _ = &mut client_gone => {
+            tracing::info!(board = %size, "the client left: no search");
+            return instant.to_string();
+        }
     };
     let Ok(Ok(slot)) = slot else {
         tracing::warn!(board = %size, "no search slot in time; answering the instant move");
@@ -403,7 +523,10 @@ async fn answer(
     let left = (received + budget).saturating_duration_since(now);
     let waiting = shared.requests_in_flight.load(Ordering::Acquire);
     let share = left.mul_f64(shared.slot_count as f64 / waiting.max(shared.slot_count) as f64);
-    let deadline = Deadline::for_budget(now, share, shared.searches_running());
+    // Raised when the client leaves: the search stops at its next clock check and frees its slot.
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let deadline = Deadline::for_budget(now, share, shared.searches_running())
+        .with_stop(Arc::clone(&abandoned));
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
@@ -432,6 +555,11 @@ async fn answer(
         },
         _ = &mut stopping => {
             tracing::info!(board = %size, "stopping: answering the instant move");
+            return instant.to_string();
+        }
+        _ = &mut client_gone => {
+            abandoned.store(true, Ordering::Relaxed);
+            tracing::info!(board = %size, "the client left: search stopped");
             return instant.to_string();
         }
     };

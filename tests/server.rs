@@ -476,3 +476,172 @@ fn interleaved_requests_on_two_connections_stay_apart() {
     first.send(&format!("{}\n", first_lines[first_lines.len() - 1]));
     assert_eq!(first.line(), first_answer.to_string());
 }
+
+// ---------------------------------------------------------------------------------------------
+// No client can take the engine away from the others
+
+/// A 20×20 middle game (no win in one, nothing forced): only a search answers it.
+fn open_position_request(budget_ms: u64) -> String {
+    let board = board_with(
+        20,
+        20,
+        &[(9, 9), (10, 10), (9, 11)],
+        &[(10, 9), (11, 11), (8, 10)],
+    );
+    connect5::protocol::encode_request(&board, Rule::for_board(20, 20), budget_ms)
+}
+
+#[test]
+fn a_client_that_leaves_stops_its_search_and_frees_the_slot() {
+    let mut server = Server::start_logging(&["--listen", "127.0.0.1:0"], "debug");
+    // More abandoned searches than the machine has slots (two per core), each asking for hours.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for _ in 0..2 * cores + 2 {
+        let mut client = server.session();
+        client.send(&open_position_request(36_000_000));
+        drop(client);
+    }
+    for _ in 0..2 * cores + 2 {
+        server.wait_for_log("the client left");
+    }
+    // A newcomer's search gets a slot and runs: its reply comes from a search, in its budget.
+    let mut client = server.session();
+    let (reply, latency) = client.ask(&open_position_request(1000));
+    assert!(common::parse_move(&reply).is_some(), "{reply:?}");
+    assert!(latency < Duration::from_millis(1050), "{latency:?}");
+    let answered = server.wait_for_log("answered");
+    assert!(answered.contains("depth="), "{answered}");
+    assert!(
+        !server.log().contains("no search slot in time"),
+        "{}",
+        server.log()
+    );
+}
+
+#[test]
+fn a_budget_beyond_the_maximum_is_clipped_and_still_answered() {
+    let mut server = Server::start(&["--max-budget", "300"]);
+    let mut client = server.session();
+    let (reply, latency) = client.ask(&open_position_request(36_000_000));
+    assert!(common::parse_move(&reply).is_some(), "{reply:?}");
+    // A guard far beyond 300 ms and far below the hours asked for.
+    assert!(latency < Duration::from_secs(5), "{latency:?}");
+    server.wait_for_log("budget clipped");
+}
+
+#[test]
+fn a_certain_answer_does_not_wait_for_a_search_slot() {
+    let mut server = Server::start_logging(&["--listen", "127.0.0.1:0"], "debug");
+    // Every slot busy with a long search of clients that stay.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut busy: Vec<TcpClient> = (0..2 * cores)
+        .map(|_| {
+            let mut client = server.session();
+            client.send(&open_position_request(20_000));
+            client
+        })
+        .collect();
+    // Black to move with a four on row 0: the win in one is answered at once.
+    let win = board_with(
+        20,
+        20,
+        &[(0, 0), (0, 1), (0, 2), (0, 3)],
+        &[(5, 5), (6, 6), (7, 7), (9, 9)],
+    );
+    let mut client = server.session();
+    let (reply, latency) = client.ask(&connect5::protocol::encode_request(
+        &win,
+        Rule::for_board(20, 20),
+        20_000,
+    ));
+    assert_eq!(reply, "0 4");
+    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    // The busy clients leave: their searches stop.
+    busy.clear();
+    server.wait_for_log("the client left");
+}
+
+#[test]
+fn an_idle_client_and_a_slow_request_are_closed_with_the_reason() {
+    let server = Server::start(&["--idle-timeout", "1", "--request-timeout", "1"]);
+    // Nothing after READY.
+    let mut idle = server.session();
+    let line = idle.line();
+    assert!(line.starts_with("ERROR idle"), "{line:?}");
+    idle.expect_eof();
+    // A request that starts and never ends.
+    let mut slow = server.session();
+    slow.send("15 15\n000000000000000\n");
+    let line = slow.line();
+    assert!(line.starts_with("ERROR timeout"), "{line:?}");
+    slow.expect_eof();
+    // A line trickled without its end.
+    let mut trickle = server.session();
+    trickle.send("15");
+    let line = trickle.line();
+    assert!(line.starts_with("ERROR timeout"), "{line:?}");
+    trickle.expect_eof();
+    // A client that keeps asking is never idle.
+    let mut busy = server.session();
+    for index in 0..3 {
+        let (good, answer) = good_request(index);
+        assert_eq!(busy.ask(&good).0, answer.to_string());
+    }
+}
+
+#[test]
+fn one_address_cannot_take_every_connection() {
+    let server = Server::start(&["--max-connections", "8", "--max-connections-per-ip", "2"]);
+    let mut first = server.session();
+    let mut second = server.session();
+    let mut third = server.connect();
+    let refusal = third.line();
+    assert!(
+        refusal.starts_with("ERROR busy: your address already holds 2 connections"),
+        "{refusal:?}"
+    );
+    third.expect_eof();
+    for client in [&mut first, &mut second] {
+        let (good, answer) = good_request(1);
+        assert_eq!(client.ask(&good).0, answer.to_string());
+    }
+    // A connection that ends gives its place back.
+    drop(first);
+    let mut again = server.session();
+    let (good, answer) = good_request(2);
+    assert_eq!(again.ask(&good).0, answer.to_string());
+}
+
+/// This machine's address on its way out (not loopback), if it has one: what the kernel would use
+/// to reach a documentation address (no packet is sent).
+fn outward_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.254:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+#[test]
+fn shutdown_is_refused_to_remote_clients_unless_allowed() {
+    let Some(ip) = outward_address() else {
+        eprintln!("no non-loopback address on this machine: the remote half is not tested");
+        return;
+    };
+    let listen = format!("{ip}:0");
+    let mut server = Server::start_exact(&["--listen", &listen]);
+    let mut remote = server.session();
+    remote.send("shutdown\n");
+    let line = remote.line();
+    assert!(line.starts_with("ERROR shutdown refused"), "{line:?}");
+    // The session goes on, and so does the server.
+    let (good, answer) = good_request(4);
+    assert_eq!(remote.ask(&good).0, answer.to_string());
+    assert!(server.running());
+    drop(remote);
+    drop(server);
+
+    let mut allowed = Server::start_exact(&["--listen", &listen, "--remote-shutdown"]);
+    let mut remote = allowed.session();
+    remote.send("shutdown\n");
+    assert!(allowed.wait_exit().success());
+}

@@ -140,6 +140,27 @@ pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
     Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
 }
 
+/// A move no search can improve on, found without one: an immediate win, else the block of the
+/// opponent's five (the only move that does not lose at once; with several to block the game is
+/// lost whatever), else the last empty cell. `None` when the position needs a search.
+pub fn certain_move(board: &Board, rule: Rule) -> Result<Option<Move>, NoMove> {
+    let side = side_to_move(board, rule)?;
+    let mut block = None;
+    let mut empty_cells = 0;
+    let mut last_empty = None;
+    for mv in board.empty_cells() {
+        if board.wins_at(mv, side, rule) {
+            return Ok(Some(mv));
+        }
+        if block.is_none() && board.wins_at(mv, side.opponent(), rule) {
+            block = Some(mv);
+        }
+        empty_cells += 1;
+        last_empty = Some(mv);
+    }
+    Ok(block.or(if empty_cells == 1 { last_empty } else { None }))
+}
+
 /// Chooses a move for the side to move. Small boards go to the exact solver; everything else to
 /// the configured search. Always answers with a legal move when the position has one.
 pub fn think(
