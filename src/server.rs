@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -115,11 +115,14 @@ pub async fn serve(
         let shared = Arc::clone(&shared);
         let stop = stop.clone();
         let remote_shutdown = config.remote_shutdown;
-        sessions.spawn(async move {
-            connection(stream, peer, shared, stop, remote_shutdown).await;
-            drop(permit);
-            drop(address_slot);
-        });
+        sessions.spawn(connection(
+            stream,
+            peer,
+            shared,
+            stop,
+            remote_shutdown,
+            (permit, address_slot),
+        ));
     }
     tracing::info!("stopping: no new connections; finishing requests in flight");
     drop(listener);
@@ -139,20 +142,23 @@ async fn connection(
     shared: Arc<Shared>,
     stop: CancellationToken,
     remote_shutdown: bool,
+    places: (OwnedSemaphorePermit, AddressSlot),
 ) {
     let _ = stream.set_nodelay(true);
     tracing::debug!(%peer, "connected");
     let (read, write) = stream.into_split();
     let may_shutdown = remote_shutdown || peer.ip().is_loopback();
-    match session::run(
+    let end = session::run(
         BufReader::new(read),
         write,
         shared,
         stop.clone(),
         may_shutdown,
     )
-    .await
-    {
+    .await;
+    // The places are given back before the end is logged: whoever reads the log may reconnect.
+    drop(places);
+    match end {
         Ok(SessionEnd::Shutdown) => {
             tracing::info!(%peer, "shutdown requested");
             stop.cancel();

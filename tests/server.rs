@@ -591,7 +591,17 @@ fn an_idle_client_and_a_slow_request_are_closed_with_the_reason() {
 
 #[test]
 fn one_address_cannot_take_every_connection() {
-    let server = Server::start(&["--max-connections", "8", "--max-connections-per-ip", "2"]);
+    let mut server = Server::start_logging(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "8",
+            "--max-connections-per-ip",
+            "2",
+        ],
+        "debug",
+    );
     let mut first = server.session();
     let mut second = server.session();
     let mut third = server.connect();
@@ -605,8 +615,9 @@ fn one_address_cannot_take_every_connection() {
         let (good, answer) = good_request(1);
         assert_eq!(client.ask(&good).0, answer.to_string());
     }
-    // A connection that ends gives its place back.
+    // A connection that ends gives its place back (once the server has seen it end).
     drop(first);
+    server.wait_for_log("session over");
     let mut again = server.session();
     let (good, answer) = good_request(2);
     assert_eq!(again.ask(&good).0, answer.to_string());
