@@ -127,6 +127,7 @@ pub async fn serve(
     tracing::info!("stopping: no new connections; finishing requests in flight");
     drop(listener);
     while sessions.join_next().await.is_some() {}
+    tracing::info!("stopped: {}", shared.record);
     Ok(())
 }
 

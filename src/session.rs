@@ -2,7 +2,7 @@
 //! session ends. Stdio mode and every TCP connection run this same code.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -119,6 +119,39 @@ pub struct Shared {
     slot_count: usize,
     /// Requests being answered right now (searching or waiting for a slot).
     requests_in_flight: AtomicUsize,
+    /// The server's own record of its replies, from each request's last line to its reply.
+    pub record: ReplyRecord,
+}
+
+/// Replies written, how many after their budget, and the slowest, as the server measured them.
+#[derive(Debug, Default)]
+pub struct ReplyRecord {
+    replies: AtomicU64,
+    late: AtomicU64,
+    slowest_us: AtomicU64,
+}
+
+impl ReplyRecord {
+    fn add(&self, elapsed: Duration, late: bool) {
+        self.replies.fetch_add(1, Ordering::Relaxed);
+        if late {
+            self.late.fetch_add(1, Ordering::Relaxed);
+        }
+        self.slowest_us
+            .fetch_max(elapsed.as_micros() as u64, Ordering::Relaxed);
+    }
+}
+
+impl std::fmt::Display for ReplyRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} replies, {} after their budget, the slowest {:.1} ms after its request",
+            self.replies.load(Ordering::Relaxed),
+            self.late.load(Ordering::Relaxed),
+            self.slowest_us.load(Ordering::Relaxed) as f64 / 1000.0
+        )
+    }
 }
 
 impl Shared {
@@ -131,6 +164,7 @@ impl Shared {
             search_slots: Arc::new(Semaphore::new(slot_count)),
             slot_count,
             requests_in_flight: AtomicUsize::new(0),
+            record: ReplyRecord::default(),
         })
     }
 
@@ -394,6 +428,7 @@ where
                 out.line(&answer).await;
                 last_reply = tokio::time::Instant::now();
                 let elapsed = received.elapsed();
+                shared.record.add(elapsed, elapsed > budget);
                 // Below the watchdog's floor a reply cannot be on time; that is no news.
                 if elapsed > budget.max(WATCHDOG_FLOOR) {
                     tracing::warn!(?elapsed, ?budget, "reply written after its budget");
@@ -525,12 +560,14 @@ async fn answer<R: AsyncBufRead + Unpin>(
     let share = left.mul_f64(shared.slot_count as f64 / waiting.max(shared.slot_count) as f64);
     // Raised when the client leaves: the search stops at its next clock check and frees its slot.
     let abandoned = Arc::new(AtomicBool::new(false));
+    let left_at: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
     let deadline = Deadline::for_budget(now, share, shared.searches_running())
         .with_stop(Arc::clone(&abandoned));
     let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
     let mut engine_config = shared.config.engine.clone();
     engine_config.hash_bytes = reservation.bytes;
     let (decision_tx, decision_rx) = oneshot::channel();
+    let client_left_at = Arc::clone(&left_at);
     let spawned = std::thread::Builder::new()
         .name("search".to_string())
         .stack_size(SEARCH_STACK_BYTES)
@@ -539,6 +576,13 @@ async fn answer<R: AsyncBufRead + Unpin>(
             let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
             drop(reservation);
             drop(slot);
+            let left = client_left_at.lock().map(|at| *at).unwrap_or(None);
+            if let Some(left) = left {
+                tracing::info!(
+                    stopped_ms = left.elapsed().as_secs_f64() * 1000.0,
+                    "an abandoned search stopped and freed its slot"
+                );
+            }
             let _ = decision_tx.send(decision);
         });
     if let Err(error) = spawned {
@@ -558,6 +602,9 @@ async fn answer<R: AsyncBufRead + Unpin>(
             return instant.to_string();
         }
         _ = &mut client_gone => {
+            if let Ok(mut at) = left_at.lock() {
+                *at = Some(Instant::now());
+            }
             abandoned.store(true, Ordering::Relaxed);
             tracing::info!(board = %size, "the client left: search stopped");
             return instant.to_string();
