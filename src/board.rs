@@ -8,15 +8,23 @@ use std::fmt;
 /// allocation.
 pub const MAX_SIDE: usize = 128;
 
-/// A stone colour. Black (`N`, "noir") always moves first; white (`B`, "blanc") second.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A stone colour, the one colour type of the crate (boards, searches, front ends). Black (`N`,
+/// "noir") always moves first; white (`B`, "blanc") second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[repr(u8)]
 pub enum Stone {
-    Black,
-    White,
+    /// `N` on the wire, X in the terminal: moves first.
+    Black = 0,
+    /// `B` on the wire, O in the terminal: moves second.
+    White = 1,
 }
 
 impl Stone {
-    pub fn opponent(self) -> Stone {
+    /// Both colours, black first (the order of [`Stone::index`]).
+    pub const BOTH: [Stone; 2] = [Stone::Black, Stone::White];
+
+    #[inline(always)]
+    pub const fn opponent(self) -> Stone {
         match self {
             Stone::Black => Stone::White,
             Stone::White => Stone::Black,
@@ -32,11 +40,9 @@ impl Stone {
     }
 
     /// Dense index (black 0, white 1) for per-colour tables.
-    pub fn index(self) -> usize {
-        match self {
-            Stone::Black => 0,
-            Stone::White => 1,
-        }
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self as usize
     }
 
     pub fn name(self) -> &'static str {

@@ -10,14 +10,6 @@ use crate::board::{Board, Move, Rule, Stone};
 use crate::engine::{self, Deadline, EngineConfig, EngineKind};
 use crate::referee::parse_board;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Colour {
-    /// X, moves first.
-    Black,
-    /// O, moves second.
-    White,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// Board size, rows x columns (`15x15`, `9x9`, `3x3`; one number for a square).
@@ -27,8 +19,8 @@ pub struct PlayArgs {
     #[arg(long)]
     pub k: Option<usize>,
     /// Your colour: black (X) moves first.
-    #[arg(long = "color", alias = "colour", value_enum, default_value_t = Colour::Black)]
-    pub colour: Colour,
+    #[arg(long = "color", alias = "colour", value_enum, default_value_t = Stone::Black)]
+    pub colour: Stone,
     /// The engine's thinking time per move, in milliseconds.
     #[arg(long = "time", default_value_t = 1000, value_name = "MS")]
     pub time_ms: u64,
@@ -158,10 +150,7 @@ pub fn play<R: BufRead, W: Write>(
         hash_bytes: args.hash << 20,
         max_depth: args.depth,
     };
-    let human = match args.colour {
-        Colour::Black => Stone::Black,
-        Colour::White => Stone::White,
-    };
+    let human = args.colour;
     let mut board = Board::new(rows, cols).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| format!("cannot write to the terminal: {e}");
     writeln!(

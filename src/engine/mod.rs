@@ -2,11 +2,14 @@
 
 pub mod solver;
 pub mod time;
+pub mod types;
 pub mod v1;
 pub mod v2;
+pub mod zobrist;
 
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
 pub use time::{Clock, Deadline};
+pub use types::{Score, WIN, WIN_THRESHOLD};
 
 /// Which search answers. `V1` is the baseline alpha-beta the stronger engine is measured against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
@@ -49,41 +52,11 @@ impl Default for EngineConfig {
     }
 }
 
-/// Score of a won position, from the side to move's point of view; a win in `n` plies scores
-/// `WIN - n`, so the quickest win and the slowest loss are preferred.
-pub const WIN: i32 = 1_000_000;
-/// Scores beyond this magnitude are proven wins or losses.
-pub const WIN_THRESHOLD: i32 = WIN - 10_000;
-
-/// A score as a transposition table keeps it: a proven win or loss counted from the node where it
-/// is stored rather than from the root, so that it stays right when the same position is reached
-/// at another ply.
-pub fn score_to_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score + ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-/// The inverse of [`score_to_table`] for a node at `ply`.
-pub fn score_from_table(score: i32, ply: usize) -> i32 {
-    if score > WIN_THRESHOLD {
-        score - ply as i32
-    } else if score < -WIN_THRESHOLD {
-        score + ply as i32
-    } else {
-        score
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub mv: Move,
-    /// From the side to move's point of view; `WIN - n` is a win in n plies.
-    pub score: i32,
+    /// From the side to move's point of view; [`types::mate_in`]`(n)` is a win in n plies.
+    pub score: Score,
     /// Deepest fully searched iteration (plies).
     pub depth: u32,
     pub nodes: u64,

@@ -5,7 +5,7 @@
 //! each colour has filled since the root (no hash collisions). Who wins is asked of
 //! [`Board::wins_at`], so the exact-K rule (and `overline_wins`) live in one place, `crate::board`.
 //!
-//! A win in `n` plies scores `WIN - n` and a loss `-(WIN - n)`, so the solver takes the quickest
+//! A win in `n` plies scores `mate_in(n)` and a loss `mated_in(n)`, so the solver takes the quickest
 //! win and delays a loss as long as it can; a draw scores 0.
 //!
 //! Which positions are "small" ([`is_small`]): boards of at most [`MAX_SMALL_CELLS`] cells (every
@@ -14,7 +14,8 @@
 
 use std::collections::HashMap;
 
-use super::{score_from_table, score_to_table, Deadline, Decision, WIN};
+use super::types::{mate_in, mated_in, score_from_table, score_to_table, Bound, Score, WIN};
+use super::{Deadline, Decision};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
 /// Boards with at most this many cells are always handed to the solver (4×4 with k = 4 from the
@@ -65,10 +66,10 @@ pub fn solve_small(
     })
 }
 
-/// The exact value of every legal move for `side` (`WIN - n`: the mover wins `n` plies from now,
-/// counting the move itself; `-(WIN - n)`: loses; 0: draw), in board order. `None` when the board
+/// The exact value of every legal move for `side` (`mate_in(n)`: the mover wins `n` plies from
+/// now, counting the move itself; `mated_in(n)`: loses; 0: draw), in board order. `None` when the board
 /// is not small (see [`is_small`]) or the game is over. No time limit: meant for small boards.
-pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, i32)>> {
+pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, Score)>> {
     if !is_small(board) {
         return None;
     }
@@ -77,7 +78,7 @@ pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, 
     for index in 0..solver.empties.len() {
         let mv = solver.empties[index];
         let value = if solver.board.wins_at(mv, side, rule) {
-            WIN - 1
+            mate_in(1)
         } else {
             solver.make(index, side);
             let child = solver.negamax(1, -WIN, WIN);
@@ -121,17 +122,10 @@ impl Limit {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
 #[derive(Clone, Copy)]
 struct Entry {
-    /// Node-relative score (a win in `n` plies from this node is `WIN - n`).
-    score: i32,
+    /// Node-relative score (a win in `n` plies from this node is `mate_in(n)`).
+    score: Score,
     bound: Bound,
     best: u8,
 }
@@ -243,7 +237,7 @@ impl Solver {
 
     /// Value of the position `ply` plies below the root for its side to move, root-relative
     /// (`WIN - p`: the side to move here wins at root ply `p`). `None` when out of time.
-    fn negamax(&mut self, ply: usize, mut alpha: i32, mut beta: i32) -> Option<i32> {
+    fn negamax(&mut self, ply: usize, mut alpha: Score, mut beta: Score) -> Option<Score> {
         self.nodes += 1;
         if self.out_of_time() {
             return None;
@@ -260,8 +254,9 @@ impl Solver {
             .iter()
             .find(|&&i| self.board.wins_at(self.empties[i], side, self.rule))
         {
-            self.store(ply, WIN - (ply as i32 + 1), Bound::Exact, win);
-            return Some(WIN - (ply as i32 + 1));
+            let won = mate_in(ply as i32 + 1);
+            self.store(ply, won, Bound::Exact, win);
+            return Some(won);
         }
         if !self.can_still_win(side) && !self.can_still_win(side.opponent()) {
             self.store(ply, 0, Bound::Exact, free[0]);
@@ -276,7 +271,7 @@ impl Solver {
                     .wins_at(self.empties[i], side.opponent(), self.rule)
             })
             .collect();
-        let loss_next = -(WIN - (ply as i32 + 2));
+        let loss_next = mated_in(ply as i32 + 2);
         if threats.len() >= 2 {
             self.store(ply, loss_next, Bound::Exact, threats[0]);
             return Some(loss_next);
@@ -321,18 +316,16 @@ impl Solver {
                 break;
             }
         }
-        let bound = if best_score <= original_alpha {
-            Bound::Upper
-        } else if best_score >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.store(ply, best_score, bound, best_move);
+        self.store(
+            ply,
+            best_score,
+            Bound::of(best_score, original_alpha, beta),
+            best_move,
+        );
         Some(best_score)
     }
 
-    fn store(&mut self, ply: usize, score: i32, bound: Bound, best: usize) {
+    fn store(&mut self, ply: usize, score: Score, bound: Bound, best: usize) {
         if self.table.len() >= MAX_TABLE_ENTRIES && !self.table.contains_key(&self.key()) {
             return;
         }

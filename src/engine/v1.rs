@@ -9,9 +9,10 @@
 
 use std::time::Instant;
 
-use super::{
-    score_from_table, score_to_table, Deadline, Decision, EngineConfig, WIN, WIN_THRESHOLD,
+use super::types::{
+    is_mate, mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD,
 };
+use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
 const EMPTY: u8 = 0;
@@ -22,6 +23,7 @@ const BEAM: usize = 14;
 const CLOCK_INTERVAL: u64 = 16;
 const MAX_PLY: usize = 128;
 
+/// How a cell of the grid holds a stone: 0 empty, 1 black, 2 white.
 fn colour_code(stone: Stone) -> u8 {
     stone.index() as u8 + 1
 }
@@ -33,13 +35,6 @@ fn window_weight(n: usize, k: usize) -> i64 {
         return 0;
     }
     BY_MISSING[(k - n).min(BY_MISSING.len() - 1)]
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    Exact = 1,
-    Lower = 2,
-    Upper = 3,
 }
 
 /// Transposition table: two parallel vectors so the allocation is a plain zeroed block (the pages
@@ -78,11 +73,7 @@ impl Table {
             return None;
         }
         let data = self.data[slot];
-        let bound = match (data >> 40) & 3 {
-            1 => Bound::Exact,
-            2 => Bound::Lower,
-            _ => Bound::Upper,
-        };
+        let bound = Bound::from_packed(((data >> 40) & 3) as u8).unwrap_or(Bound::Upper);
         let best = (data >> 42) & 0xFFFF;
         Some(Entry {
             score: data as u32 as i32,
@@ -161,7 +152,7 @@ impl<'a> Searcher<'a> {
         };
         for (mv, stone) in board.cells() {
             if let Some(stone) = stone {
-                searcher.make(mv.row * cols + mv.col, colour_code(stone));
+                searcher.make(mv.row * cols + mv.col, stone);
             }
         }
         searcher.bounds_stack.clear();
@@ -229,11 +220,11 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn make(&mut self, cell: usize, colour: u8) {
+    fn make(&mut self, cell: usize, colour: Stone) {
         let before = self.windows_around(cell);
-        self.cells[cell] = colour;
+        self.cells[cell] = colour_code(colour);
         self.score += self.windows_around(cell) - before;
-        self.hash ^= self.zobrist[cell][colour as usize - 1];
+        self.hash ^= self.zobrist[cell][colour.index()];
         self.for_neighbours(cell, 1);
         self.stones += 1;
         self.bounds_stack.push(self.bounds);
@@ -256,7 +247,8 @@ impl<'a> Searcher<'a> {
     }
 
     /// Whether `colour` playing at the empty `cell` makes a winning line.
-    fn wins_at(&self, cell: usize, colour: u8) -> bool {
+    fn wins_at(&self, cell: usize, colour: Stone) -> bool {
+        let colour = colour_code(colour);
         let (row, col) = ((cell / self.cols) as isize, (cell % self.cols) as isize);
         DIRECTIONS.iter().any(|&(dr, dc)| {
             let mut run = 1;
@@ -277,7 +269,7 @@ impl<'a> Searcher<'a> {
 
     /// How much a stone at `cell` would add for `colour` (attack) and take from the opponent
     /// (defence): the ordering score of a move.
-    fn move_score(&self, cell: usize, colour: u8) -> i64 {
+    fn move_score(&self, cell: usize, colour: Stone) -> i64 {
         let (row, col) = ((cell / self.cols) as isize, (cell % self.cols) as isize);
         let k = self.k as isize;
         let mut attack = 0;
@@ -299,19 +291,19 @@ impl<'a> Searcher<'a> {
                 if !on_board {
                     continue;
                 }
-                for side in [1u8, 2] {
-                    let other = 3 - side;
-                    if counts[other as usize] > 0 {
+                for side in [Stone::Black, Stone::White] {
+                    if counts[colour_code(side.opponent()) as usize] > 0 {
                         continue;
                     }
                     if !self.overline_wins {
                         let before = self.at(r0 - dr, c0 - dc);
                         let after = self.at(r0 + dr * k, c0 + dc * k);
-                        if before == Some(side) || after == Some(side) {
+                        let own = Some(colour_code(side));
+                        if before == own || after == own {
                             continue;
                         }
                     }
-                    let gain = window_weight(counts[side as usize] + 1, self.k);
+                    let gain = window_weight(counts[colour_code(side) as usize] + 1, self.k);
                     if side == colour {
                         attack += gain;
                     } else {
@@ -347,7 +339,7 @@ impl<'a> Searcher<'a> {
     /// The moves worth searching, best first, and whether the side to move wins at once.
     fn ordered_moves(
         &self,
-        colour: u8,
+        colour: Stone,
         ply: usize,
         tt_move: Option<usize>,
     ) -> Result<Vec<usize>, usize> {
@@ -358,7 +350,7 @@ impl<'a> Searcher<'a> {
         let threats: Vec<usize> = all
             .iter()
             .copied()
-            .filter(|&c| self.wins_at(c, 3 - colour))
+            .filter(|&c| self.wins_at(c, colour.opponent()))
             .collect();
         // Facing a five-in-waiting: only blocking it matters.
         let pool = if threats.is_empty() { all } else { threats };
@@ -379,8 +371,12 @@ impl<'a> Searcher<'a> {
         Ok(scored.into_iter().map(|(_, c)| c).collect())
     }
 
-    fn evaluate(&self, colour: u8) -> i32 {
-        let signed = if colour == 1 { self.score } else { -self.score };
+    fn evaluate(&self, colour: Stone) -> Score {
+        let signed = if colour == Stone::Black {
+            self.score
+        } else {
+            -self.score
+        };
         signed.clamp(-(WIN_THRESHOLD as i64 - 1), WIN_THRESHOLD as i64 - 1) as i32
     }
 
@@ -391,7 +387,14 @@ impl<'a> Searcher<'a> {
         self.stopped
     }
 
-    fn negamax(&mut self, depth: u32, ply: usize, mut alpha: i32, beta: i32, colour: u8) -> i32 {
+    fn negamax(
+        &mut self,
+        depth: u32,
+        ply: usize,
+        mut alpha: Score,
+        beta: Score,
+        colour: Stone,
+    ) -> Score {
         self.nodes += 1;
         if self.out_of_time() {
             return 0;
@@ -404,16 +407,13 @@ impl<'a> Searcher<'a> {
         if let Some(entry) = &entry {
             if entry.depth >= depth {
                 let score = score_from_table(entry.score, ply);
-                match entry.bound {
-                    Bound::Exact => return score,
-                    Bound::Lower if score >= beta => return score,
-                    Bound::Upper if score <= alpha => return score,
-                    _ => {}
+                if entry.bound.cuts(score, alpha, beta) {
+                    return score;
                 }
             }
         }
         let moves = match self.ordered_moves(colour, ply, tt_move) {
-            Err(_win) => return WIN - ply as i32 - 1,
+            Err(_win) => return mate_in(ply as i32 + 1),
             Ok(moves) => moves,
         };
         if depth == 0 || ply >= MAX_PLY {
@@ -424,7 +424,7 @@ impl<'a> Searcher<'a> {
         let mut best_move = None;
         for &mv in moves.iter().take(BEAM) {
             self.make(mv, colour);
-            let score = -self.negamax(depth - 1, ply + 1, -beta, -alpha, 3 - colour);
+            let score = -self.negamax(depth - 1, ply + 1, -beta, -alpha, colour.opponent());
             self.unmake(mv);
             if self.stopped {
                 return 0;
@@ -445,27 +445,20 @@ impl<'a> Searcher<'a> {
                 break;
             }
         }
-        let bound = if best <= original_alpha {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
         self.table.store(
             self.hash,
             score_to_table(best, ply),
             depth,
-            bound,
+            Bound::of(best, original_alpha, beta),
             best_move,
         );
         best
     }
 
-    fn principal_variation(&mut self, first: usize, colour: u8) -> Vec<Move> {
+    fn principal_variation(&mut self, first: usize, colour: Stone) -> Vec<Move> {
         let mut line = vec![first];
         self.make(first, colour);
-        let mut side = 3 - colour;
+        let mut side = colour.opponent();
         while line.len() < 16 {
             let Some(next) = self.table.probe(self.hash).and_then(|e| e.best) else {
                 break;
@@ -475,7 +468,7 @@ impl<'a> Searcher<'a> {
             }
             self.make(next, side);
             line.push(next);
-            side = 3 - side;
+            side = side.opponent();
         }
         for &cell in line.iter().rev() {
             self.unmake(cell);
@@ -497,13 +490,13 @@ pub fn search(
 ) -> Decision {
     let started = Instant::now();
     let mut searcher = Searcher::new(board, rule, deadline, config.hash_bytes);
-    let colour = colour_code(side);
+    let colour = side;
     let root_moves = match searcher.ordered_moves(colour, 0, None) {
         Err(win) => {
             let mv = searcher.to_move(win);
             return Decision {
                 mv,
-                score: WIN - 1,
+                score: mate_in(1),
                 depth: 1,
                 nodes: 1,
                 pv: vec![mv],
@@ -528,11 +521,11 @@ pub fn search(
     for depth in 1..=max_depth {
         let iteration_start = Instant::now();
         let mut alpha = -WIN;
-        let mut iteration_best: Option<(usize, i32)> = None;
+        let mut iteration_best: Option<(usize, Score)> = None;
         for index in 0..order.len() {
             let mv = order[index];
             searcher.make(mv, colour);
-            let score = -searcher.negamax(depth - 1, 1, -WIN, -alpha, 3 - colour);
+            let score = -searcher.negamax(depth - 1, 1, -WIN, -alpha, colour.opponent());
             searcher.unmake(mv);
             if searcher.stopped {
                 break;
@@ -565,7 +558,7 @@ pub fn search(
                 nodes: searcher.nodes,
                 pv: searcher.principal_variation(mv, colour),
             };
-            if score.abs() > WIN_THRESHOLD {
+            if is_mate(score) {
                 break;
             }
         }

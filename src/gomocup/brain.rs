@@ -9,7 +9,8 @@ use super::command::{
     RULE_RENJU,
 };
 use crate::board::{Board, Move, Rule, Stone};
-use crate::engine::{self, Clock, Decision, EngineConfig, WIN, WIN_THRESHOLD};
+use crate::engine::types::mate_distance;
+use crate::engine::{self, Clock, Decision, EngineConfig};
 
 /// How the brain plays and talks, from its command line.
 #[derive(Clone, Debug)]
@@ -449,12 +450,10 @@ pub fn about() -> String {
 /// A search's figures as one line: depth, score or distance to a proven result, nodes, speed,
 /// time and the expected line of play.
 pub fn search_summary(decision: &Decision, elapsed: Duration) -> String {
-    let score = if decision.score > WIN_THRESHOLD {
-        format!("win in {} plies", WIN - decision.score)
-    } else if decision.score < -WIN_THRESHOLD {
-        format!("loss in {} plies", WIN + decision.score)
-    } else {
-        format!("{:+}", decision.score)
+    let score = match mate_distance(decision.score) {
+        Some(plies) if plies > 0 => format!("win in {plies} plies"),
+        Some(plies) => format!("loss in {} plies", -plies),
+        None => format!("{:+}", decision.score),
     };
     let seconds = elapsed.as_secs_f64();
     let speed = if seconds > 0.0 {

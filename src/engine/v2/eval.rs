@@ -8,13 +8,14 @@
 //! each at 100 ms on 15x15 gave 62% for equal weights, 76% for 6:5, 78% for 8:5, 84.5% for 10:5,
 //! 79% for 15:5 and 78% for 25:5.
 
-use super::position::{Colour, Position};
+use super::position::Position;
+use crate::board::Stone;
 
 const OWN_WEIGHT: i32 = 10;
 const OPP_WEIGHT: i32 = 5;
 
-pub fn evaluate(pos: &Position, me: Colour) -> i32 {
+pub fn evaluate(pos: &Position, me: Stone) -> i32 {
     let own = pos.value_sum(me);
-    let opp = pos.value_sum(1 - me);
+    let opp = pos.value_sum(me.opponent());
     (own * OWN_WEIGHT - opp * OPP_WEIGHT) / 5
 }

@@ -9,9 +9,10 @@ mod search;
 mod threat;
 mod tt;
 
-use super::{Deadline, Decision, EngineConfig, WIN};
+use super::types::{is_mate, mate_in, mated_in, Score};
+use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone};
-use position::{colour_of, Position};
+use position::Position;
 use search::{MoveSet, Searcher, ROOT_VCF_DEPTH};
 
 /// The engine's hot paths outside a search, for the criterion benches.
@@ -19,7 +20,7 @@ pub struct Workbench {
     pos: Position,
     history: Vec<[u32; 2]>,
     list: Vec<(usize, i32)>,
-    me: usize,
+    me: Stone,
 }
 
 impl Workbench {
@@ -27,7 +28,7 @@ impl Workbench {
     /// position has no side to move.
     pub fn new(board: &Board, rule: Rule) -> Option<Workbench> {
         let table = pattern::table_for(rule.k, rule.overline_wins)?;
-        let me = colour_of(board.side_to_move().ok()?);
+        let me = board.side_to_move().ok()?;
         let pos = Position::new(board, table);
         let cells = pos.width * (pos.rows + 2 * position::PAD);
         Some(Workbench {
@@ -86,7 +87,7 @@ pub fn search(
         single(mv, 0, 0)
     } else {
         let mut searcher = Searcher::new(pos, deadline, table_bytes(deadline, config.hash_bytes));
-        think(&mut searcher, colour_of(side), config.max_depth)
+        think(&mut searcher, side, config.max_depth)
     };
     if board.is_empty_cell(decision.mv) {
         decision
@@ -111,7 +112,7 @@ fn table_bytes(deadline: &Deadline, configured: usize) -> usize {
     configured.min(by_time.max(MIN_TABLE_BYTES))
 }
 
-fn single(mv: Move, score: i32, depth: u32) -> Decision {
+fn single(mv: Move, score: Score, depth: u32) -> Decision {
     Decision {
         mv,
         score,
@@ -121,9 +122,9 @@ fn single(mv: Move, score: i32, depth: u32) -> Decision {
     }
 }
 
-fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Decision {
-    let opp = 1 - me;
-    let decide = |s: &Searcher<'_>, cell: usize, score: i32, depth: u32| Decision {
+fn think(searcher: &mut Searcher<'_>, me: Stone, max_depth: Option<u32>) -> Decision {
+    let opp = me.opponent();
+    let decide = |s: &Searcher<'_>, cell: usize, score: Score, depth: u32| Decision {
         mv: s.pos.move_of(cell),
         score,
         depth,
@@ -131,7 +132,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
         pv: vec![s.pos.move_of(cell)],
     };
     if let Some(five) = searcher.pos.find_win(me) {
-        return decide(searcher, five, WIN - 1, 1);
+        return decide(searcher, five, mate_in(1), 1);
     }
     let mut root = Vec::new();
     let set = searcher.generate(me, &mut root);
@@ -146,7 +147,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
             .copied()
             .or_else(|| first_empty_candidate(searcher))
             .unwrap_or_else(|| searcher.pos.centre());
-        return decide(searcher, cell, -(WIN - 4), 0);
+        return decide(searcher, cell, mated_in(4), 0);
     }
     if root.is_empty() {
         // Only on a full board (every empty cell is within reach of a stone otherwise), which
@@ -161,7 +162,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     if root.len() == 1 || set == MoveSet::ForcedBlock {
         // Two cells that each make the opponent's five: the block of one loses to the other.
         let score = if searcher.pos.count(opp, pattern::C_WIN) >= 2 {
-            -(WIN - 2)
+            mated_in(2)
         } else {
             searcher.evaluate(me)
         };
@@ -172,10 +173,10 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
         return decide(searcher, root[0].0, score, 0);
     }
     if let Some((cell, plies)) = searcher.vcf_root(me, ROOT_VCF_DEPTH) {
-        return decide(searcher, cell, WIN - plies, plies as u32);
+        return decide(searcher, cell, mate_in(plies), plies as u32);
     }
     if let Some((cell, plies)) = root_vct(searcher, me) {
-        return decide(searcher, cell, WIN - plies, plies as u32);
+        return decide(searcher, cell, mate_in(plies), plies as u32);
     }
     // The main search leaves part of the time to check its choice against the opponent's VCT.
     if !searcher.deadline_is_unlimited() {
@@ -185,7 +186,7 @@ fn think(searcher: &mut Searcher<'_>, me: usize, max_depth: Option<u32>) -> Deci
     let result = searcher.iterate(me, &mut root, max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1));
     searcher.soft_stop = None;
     searcher.aborted = searcher.deadline_expired();
-    if result.score.abs() > crate::engine::WIN_THRESHOLD || searcher.aborted {
+    if is_mate(result.score) || searcher.aborted {
         return decide(searcher, result.cell, result.score, result.depth);
     }
     let cell = safe_choice(searcher, me, result.cell, &root);
@@ -209,7 +210,7 @@ const SAFETY_VCT_DEPTH: u32 = 10;
 /// out). A safety net for attacks deeper than the main search saw.
 fn safe_choice(
     searcher: &mut Searcher<'_>,
-    me: usize,
+    me: Stone,
     chosen: usize,
     root: &[(usize, i32)],
 ) -> usize {
@@ -233,7 +234,7 @@ fn safe_choice(
             searcher.soft_stop = Some(std::time::Instant::now() + share);
         }
         searcher.pos.make(cell, me);
-        let refuted = searcher.vct_root(1 - me, SAFETY_VCT_DEPTH).is_some();
+        let refuted = searcher.vct_root(me.opponent(), SAFETY_VCT_DEPTH).is_some();
         searcher.pos.unmake(cell);
         let timed_out = searcher.aborted;
         searcher.node_limit = u64::MAX;
@@ -256,7 +257,7 @@ const VCT_MAX_DEPTH: u32 = 12;
 
 /// A VCT search at the root, bounded by a share of the time (or a node cap without a clock);
 /// leaves the searcher ready for the main search.
-fn root_vct(searcher: &mut Searcher<'_>, me: usize) -> Option<(usize, i32)> {
+fn root_vct(searcher: &mut Searcher<'_>, me: Stone) -> Option<(usize, i32)> {
     if searcher.deadline_is_unlimited() {
         searcher.node_limit = searcher.nodes + VCT_NODES_UNLIMITED;
     } else {

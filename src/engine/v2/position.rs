@@ -3,6 +3,7 @@
 
 use super::pattern::{self, Combos, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
+use crate::engine::zobrist::zobrist;
 
 /// Wall cells around the board, so that every key window stays inside the arrays.
 pub const PAD: usize = HALF;
@@ -11,25 +12,16 @@ pub const WALL: u8 = 3;
 /// Cells within this Chebyshev distance of a stone are candidate moves.
 const NEAR_RADIUS: isize = 2;
 
-/// Stone colour as an index: 0 black, 1 white; on the grid a stone of colour c is stored as c + 1.
-pub type Colour = usize;
-
-pub fn colour_of(stone: Stone) -> Colour {
-    stone.index()
-}
-
-fn zobrist(cell: usize, colour: Colour) -> u64 {
-    // splitmix64 of the (cell, colour) pair: a fixed pseudo-random code without a table.
-    let mut z = ((cell as u64) << 1 | colour as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// How the grid holds a stone of `colour` (0 is an empty cell, 3 a wall).
+#[inline(always)]
+fn stone_code(colour: Stone) -> u8 {
+    colour.index() as u8 + 1
 }
 
 /// One colour's line state out of a cell's two (see `Position::lines`).
 #[inline(always)]
-fn line_state(line: u32, colour: Colour) -> u16 {
-    (line >> (16 * colour)) as u16
+fn line_state(line: u32, colour: Stone) -> u16 {
+    (line >> (16 * colour.index())) as u16
 }
 
 /// The two colours' line-state changes packed as `Position::lines` keeps them.
@@ -136,9 +128,9 @@ impl Position {
                 }
             }
             if pos.cells[cell] == EMPTY {
-                for colour in 0..2 {
+                for colour in Stone::BOTH {
                     let word = pos.word_from_lines(cell, colour);
-                    pos.words[cell][colour] = word;
+                    pos.words[cell][colour.index()] = word;
                     pos.add_contribution(cell, colour, 1);
                 }
             }
@@ -146,7 +138,7 @@ impl Position {
         for (mv, content) in board.cells() {
             if let Some(stone) = content {
                 let cell = pos.cell_of(mv);
-                pos.make(cell, colour_of(stone));
+                pos.make(cell, stone);
             }
         }
         // The given stones are never taken back: their records would only hold memory.
@@ -196,37 +188,39 @@ impl Position {
 
     /// Number of empty cells where `colour` would make a pattern of class `class`.
     #[inline]
-    pub fn count(&self, colour: Colour, class: u8) -> u32 {
-        self.class_counts[colour][class as usize]
+    pub fn count(&self, colour: Stone, class: u8) -> u32 {
+        self.class_counts[colour.index()][class as usize]
     }
 
     /// Number of empty cells of class `class` or better.
-    pub fn count_at_least(&self, colour: Colour, class: u8) -> u32 {
-        self.class_counts[colour][class as usize..].iter().sum()
+    pub fn count_at_least(&self, colour: Stone, class: u8) -> u32 {
+        self.class_counts[colour.index()][class as usize..]
+            .iter()
+            .sum()
     }
 
     #[inline]
-    pub fn class(&self, cell: usize, colour: Colour) -> u8 {
-        self.combos.class(self.words[cell][colour])
+    pub fn class(&self, cell: usize, colour: Stone) -> u8 {
+        self.combos.class(self.words[cell][colour.index()])
     }
 
     #[inline]
-    pub fn value(&self, cell: usize, colour: Colour) -> i32 {
-        self.combos.value(self.words[cell][colour])
+    pub fn value(&self, cell: usize, colour: Stone) -> i32 {
+        self.combos.value(self.words[cell][colour.index()])
     }
 
     /// Directional pattern code of `colour` at `cell` in direction `d`.
     #[inline]
-    pub fn code(&self, cell: usize, colour: Colour, d: usize) -> u8 {
-        ((self.words[cell][colour] >> (4 * d)) & 0xF) as u8
+    pub fn code(&self, cell: usize, colour: Stone, d: usize) -> u8 {
+        ((self.words[cell][colour.index()] >> (4 * d)) & 0xF) as u8
     }
 
-    pub fn value_sum(&self, colour: Colour) -> i32 {
-        self.value_sums[colour]
+    pub fn value_sum(&self, colour: Stone) -> i32 {
+        self.value_sums[colour.index()]
     }
 
     /// The empty candidate cells where `colour` has class `class` or better.
-    pub fn cells_of_class(&self, colour: Colour, class: u8, out: &mut Vec<usize>) {
+    pub fn cells_of_class(&self, colour: Stone, class: u8, out: &mut Vec<usize>) {
         out.clear();
         for &c in &self.candidates {
             let c = c as usize;
@@ -264,7 +258,7 @@ impl Position {
     /// where `colour` has class `class` or better, each once, in no particular order.
     pub fn cells_of_class_near(
         &self,
-        colour: Colour,
+        colour: Stone,
         class: u8,
         anchors: &[usize],
         out: &mut Vec<usize>,
@@ -284,7 +278,7 @@ impl Position {
 
     /// The cell where `colour` makes five, looked for on the lines through `cell` first: after
     /// `colour` makes a four at `cell`, its completion is there.
-    pub fn find_win_near(&self, colour: Colour, cell: usize) -> Option<usize> {
+    pub fn find_win_near(&self, colour: Stone, cell: usize) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {
             return None;
         }
@@ -294,7 +288,7 @@ impl Position {
     }
 
     /// First empty cell where `colour` makes five.
-    pub fn find_win(&self, colour: Colour) -> Option<usize> {
+    pub fn find_win(&self, colour: Stone) -> Option<usize> {
         if self.count(colour, pattern::C_WIN) == 0 {
             return None;
         }
@@ -304,7 +298,7 @@ impl Position {
             .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
     }
 
-    fn word_from_lines(&self, cell: usize, colour: Colour) -> u16 {
+    fn word_from_lines(&self, cell: usize, colour: Stone) -> u16 {
         let mut word = 0u16;
         for d in 0..4 {
             word |= (self.table.code_at(line_state(self.lines[cell][d], colour)) as u16) << (4 * d);
@@ -313,36 +307,38 @@ impl Position {
     }
 
     #[inline]
-    fn add_contribution(&mut self, cell: usize, colour: Colour, sign: i32) {
-        let (class, value) = self.combos.class_and_value(self.words[cell][colour]);
+    fn add_contribution(&mut self, cell: usize, colour: Stone, sign: i32) {
+        let (class, value) = self
+            .combos
+            .class_and_value(self.words[cell][colour.index()]);
         if sign > 0 {
-            self.class_counts[colour][class] += 1;
+            self.class_counts[colour.index()][class] += 1;
         } else {
-            self.class_counts[colour][class] -= 1;
+            self.class_counts[colour.index()][class] -= 1;
         }
-        self.value_sums[colour] += sign * value;
+        self.value_sums[colour.index()] += sign * value;
     }
 
     /// Re-reads the pattern of an empty cell in one direction after its key changed.
     #[inline]
     fn refresh(&mut self, cell: usize, d: usize) {
-        for colour in 0..2 {
+        for colour in Stone::BOTH {
             let code = self.table.code_at(line_state(self.lines[cell][d], colour)) as u16;
-            let old = self.words[cell][colour];
+            let old = self.words[cell][colour.index()];
             let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
             if new != old {
                 let (old_class, old_value) = self.combos.class_and_value(old);
                 let (new_class, new_value) = self.combos.class_and_value(new);
-                self.class_counts[colour][old_class] -= 1;
-                self.class_counts[colour][new_class] += 1;
-                self.value_sums[colour] += new_value - old_value;
-                self.words[cell][colour] = new;
+                self.class_counts[colour.index()][old_class] -= 1;
+                self.class_counts[colour.index()][new_class] += 1;
+                self.value_sums[colour.index()] += new_value - old_value;
+                self.words[cell][colour.index()] = new;
             }
         }
     }
 
     /// Puts a stone of `colour` on the empty cell `cell`.
-    pub fn make(&mut self, cell: usize, colour: Colour) {
+    pub fn make(&mut self, cell: usize, colour: Stone) {
         debug_assert_eq!(self.cells[cell], EMPTY);
         self.undo.push(Undo {
             class_counts: self.class_counts,
@@ -350,10 +346,10 @@ impl Position {
             words_start: self.saved_words.len(),
             candidates_len: self.candidates.len(),
         });
-        for c in 0..2 {
+        for c in Stone::BOTH {
             self.add_contribution(cell, c, -1);
         }
-        self.cells[cell] = colour as u8 + 1;
+        self.cells[cell] = stone_code(colour);
         self.hash ^= zobrist(cell, colour);
         self.empties -= 1;
         self.stones += 1;
@@ -366,10 +362,10 @@ impl Position {
     /// update in opposite directions; placing also saves each cell's pattern words and re-reads
     /// them (removing leaves the words to `unmake`, which puts the saved ones back).
     #[inline(always)]
-    fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: usize) {
+    fn shift_lines<const PLACE: bool>(&mut self, cell: usize, colour: Stone) {
         let deltas: [u32; 2 * HALF] = std::array::from_fn(|f| {
             let (own, other) = (self.table.delta(f, true), self.table.delta(f, false));
-            if colour == 0 {
+            if colour == Stone::Black {
                 both_colours(own, other)
             } else {
                 both_colours(other, own)
@@ -409,13 +405,19 @@ impl Position {
     /// Removes the stone from `cell`, the reverse of the last `make` (moves are taken back in
     /// the reverse order of play; the stones the position was built with are never taken back).
     pub fn unmake(&mut self, cell: usize) {
-        debug_assert!(self.cells[cell] == 1 || self.cells[cell] == 2);
+        debug_assert!(Stone::BOTH
+            .iter()
+            .any(|&c| self.cells[cell] == stone_code(c)));
         let Some(undo) = self.undo.pop() else {
             // Only a stone the position was built with: leave the position whole and unchanged.
             debug_assert!(false, "unmake without a make");
             return;
         };
-        let colour = self.cells[cell] as usize - 1;
+        let colour = if self.cells[cell] == stone_code(Stone::Black) {
+            Stone::Black
+        } else {
+            Stone::White
+        };
         self.cells[cell] = EMPTY;
         self.hash ^= zobrist(cell, colour);
         self.empties += 1;
@@ -472,13 +474,13 @@ impl Position {
             if self.cells[cell] != EMPTY {
                 continue;
             }
-            for colour in 0..2 {
+            for colour in Stone::BOTH {
                 let word = self.word_from_lines(cell, colour);
-                if word != self.words[cell][colour] {
+                if word != self.words[cell][colour.index()] {
                     return false;
                 }
-                counts[colour][self.combos.class(word) as usize] += 1;
-                sums[colour] += self.combos.value(word);
+                counts[colour.index()][self.combos.class(word) as usize] += 1;
+                sums[colour.index()] += self.combos.value(word);
             }
         }
         counts == self.class_counts && sums == self.value_sums
@@ -510,12 +512,8 @@ mod tests {
         let moves = [(0, 0), (6, 9), (3, 3), (5, 5), (0, 9)];
         let mut played = board.clone();
         for (i, &(r, c)) in moves.iter().enumerate() {
-            pos.make(pos.cell_of(Move::new(r, c)), i % 2);
-            let stone = if i % 2 == 0 {
-                Stone::Black
-            } else {
-                Stone::White
-            };
+            let stone = Stone::BOTH[i % 2];
+            pos.make(pos.cell_of(Move::new(r, c)), stone);
             played.play(Move::new(r, c), stone).unwrap();
             assert!(pos.recomputed_matches());
             assert!(pos.same_state(&Position::new(&played, table)));
@@ -545,8 +543,8 @@ mod tests {
         let (mut near, mut all) = (Vec::new(), Vec::new());
         for anchor in (0..pos.cells.len()).filter(|&c| pos.cells[c] != WALL) {
             for class in [pattern::C_THREE, pattern::C_FOUR] {
-                pos.cells_of_class_near(0, class, &[anchor], &mut near);
-                pos.cells_of_class(0, class, &mut all);
+                pos.cells_of_class_near(Stone::Black, class, &[anchor], &mut near);
+                pos.cells_of_class(Stone::Black, class, &mut all);
                 all.retain(|&c| c != anchor && pos.within_reach(c, anchor));
                 near.sort_unstable();
                 all.sort_unstable();
@@ -555,10 +553,10 @@ mod tests {
         }
         // Two anchors whose reaches overlap: the union of each one's cells, each once.
         let (a, b) = (pos.cell_of(Move::new(1, 3)), pos.cell_of(Move::new(3, 3)));
-        pos.cells_of_class_near(0, pattern::C_THREE, &[a, b], &mut near);
+        pos.cells_of_class_near(Stone::Black, pattern::C_THREE, &[a, b], &mut near);
         let mut union = Vec::new();
         for anchor in [a, b] {
-            pos.cells_of_class_near(0, pattern::C_THREE, &[anchor], &mut all);
+            pos.cells_of_class_near(Stone::Black, pattern::C_THREE, &[anchor], &mut all);
             union.extend_from_slice(&all);
         }
         let with_repeats = union.len();
@@ -573,10 +571,13 @@ mod tests {
         // Black's four (1,2)-(1,6) with (1,3) and (1,5) empty: after (1,3) the five is at (1,5).
         let mut pos = Position::new(&board, table);
         let four = pos.cell_of(Move::new(1, 3));
-        pos.make(four, 0);
-        assert_eq!(pos.find_win_near(0, four), pos.find_win(0));
+        pos.make(four, Stone::Black);
         assert_eq!(
-            pos.find_win_near(0, four),
+            pos.find_win_near(Stone::Black, four),
+            pos.find_win(Stone::Black)
+        );
+        assert_eq!(
+            pos.find_win_near(Stone::Black, four),
             Some(pos.cell_of(Move::new(1, 5)))
         );
     }
@@ -587,9 +588,12 @@ mod tests {
         let board = Board::from_rows(&["NNNN.N..", "BBB.....", "........"]).unwrap();
         let pos = Position::new(&board, table);
         // Filling (0,4) makes six: no five for black.
-        assert_eq!(pos.find_win(0), None);
+        assert_eq!(pos.find_win(Stone::Black), None);
         let board = Board::from_rows(&["NNNN...", "BBB....", "......."]).unwrap();
         let pos = Position::new(&board, table);
-        assert_eq!(pos.find_win(0), Some(pos.cell_of(Move::new(0, 4))));
+        assert_eq!(
+            pos.find_win(Stone::Black),
+            Some(pos.cell_of(Move::new(0, 4)))
+        );
     }
 }

@@ -4,12 +4,17 @@
 
 use super::eval::evaluate;
 use super::pattern::{self, C_DOUBLE_THREE, C_FOUR, C_FOUR_THREE, C_THREE, C_WIN, C_WIN_NEXT};
-use super::position::{Colour, Position};
-use super::tt::{Tt, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
-use crate::engine::{score_from_table, score_to_table, Deadline, WIN, WIN_THRESHOLD};
+use super::position::Position;
+use super::tt::Tt;
+use crate::board::Stone;
+use crate::engine::types::{
+    is_mate, mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE,
+    WIN_THRESHOLD,
+};
+use crate::engine::zobrist::WHITE_TO_MOVE;
+use crate::engine::Deadline;
 
 pub const MAX_PLY: usize = 128;
-const INF: i32 = WIN + 1;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
@@ -61,10 +66,10 @@ const MAX_THREAT_CELLS: usize = 16;
 pub fn generate_moves(
     pos: &mut Position,
     history: &[[u32; 2]],
-    me: Colour,
+    me: Stone,
     list: &mut Vec<(usize, i32)>,
 ) -> MoveSet {
-    let opp = 1 - me;
+    let opp = me.opponent();
     list.clear();
     if let Some(block) = pos.find_win(opp) {
         list.push((block, 0));
@@ -121,8 +126,8 @@ pub fn generate_moves(
     }
 }
 
-fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Colour) -> i32 {
-    let opp = 1 - me;
+fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
+    let opp = me.opponent();
     let attack = pos.value(cell, me);
     let defence = pos.value(cell, opp);
     let mut score = attack * 4 + defence * 3;
@@ -134,7 +139,7 @@ fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Colour) ->
     score
         + history
             .get(cell)
-            .map_or(0, |h| (h[me] >> 4).min(2_000) as i32)
+            .map_or(0, |h| (h[me.index()] >> 4).min(2_000) as i32)
 }
 
 pub struct RootResult {
@@ -146,8 +151,8 @@ pub struct RootResult {
 /// A move that makes no three of ours and takes no double three (or better) from the opponent:
 /// what reductions and pruning may touch. Taking a single three's cell from the opponent only
 /// blocks a two, and such moves were most of every node's list.
-fn is_quiet(pos: &Position, cell: usize, me: Colour) -> bool {
-    pos.class(cell, me) < C_THREE && pos.class(cell, 1 - me) < C_DOUBLE_THREE
+fn is_quiet(pos: &Position, cell: usize, me: Stone) -> bool {
+    pos.class(cell, me) < C_THREE && pos.class(cell, me.opponent()) < C_DOUBLE_THREE
 }
 
 /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
@@ -166,8 +171,6 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
         base
     }
 }
-
-const SIDE_SALT: u64 = 0x6A09_E667_F3BC_C909;
 
 impl<'a> Searcher<'a> {
     pub fn new(pos: Position, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
@@ -206,16 +209,16 @@ impl<'a> Searcher<'a> {
         self.aborted
     }
 
-    fn key(&self, me: Colour) -> u64 {
-        self.pos.hash() ^ if me == 0 { 0 } else { SIDE_SALT }
+    fn key(&self, me: Stone) -> u64 {
+        self.pos.hash() ^ if me == Stone::Black { 0 } else { WHITE_TO_MOVE }
     }
 
     /// Fills `list` with the moves worth searching for `me`, scored for ordering.
-    pub fn generate(&mut self, me: Colour, list: &mut Vec<(usize, i32)>) -> MoveSet {
+    pub fn generate(&mut self, me: Stone, list: &mut Vec<(usize, i32)>) -> MoveSet {
         generate_moves(&mut self.pos, &self.history, me, list)
     }
 
-    pub fn evaluate(&self, me: Colour) -> i32 {
+    pub fn evaluate(&self, me: Stone) -> i32 {
         evaluate(&self.pos, me)
     }
 
@@ -223,45 +226,38 @@ impl<'a> Searcher<'a> {
     /// The probe needs a four-three or more than the two four cells of a single broken three:
     /// a lone broken three almost never starts a VCF (3 in 3,469 such leaves of a measured
     /// search) while its probes made most of the search's nodes.
-    fn leaf(&mut self, me: Colour, ply: usize) -> i32 {
+    fn leaf(&mut self, me: Stone, ply: usize) -> i32 {
         if self.pos.count(me, C_FOUR_THREE) > 0 || self.pos.count_at_least(me, C_FOUR) > 2 {
             let plies = self.vcf(me, LEAF_VCF_DEPTH, ply);
             if plies > 0 {
-                return WIN - (ply as i32 + plies);
+                return mate_in(ply as i32 + plies);
             }
         }
         self.evaluate(me)
     }
 
-    pub fn negamax(
-        &mut self,
-        me: Colour,
-        depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
+    pub fn negamax(&mut self, me: Stone, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         if self.tick() {
             return 0;
         }
-        let opp = 1 - me;
+        let opp = me.opponent();
         if self.pos.count(me, C_WIN) > 0 {
-            return WIN - (ply as i32 + 1);
+            return mate_in(ply as i32 + 1);
         }
         let opp_fives = self.pos.count(opp, C_WIN);
         if opp_fives >= 2 {
-            return -(WIN - (ply as i32 + 2));
+            return mated_in(ply as i32 + 2);
         }
         if self.pos.empties() == 0 {
             return 0;
         }
         if opp_fives == 0 && self.pos.count(me, C_WIN_NEXT) > 0 {
-            return WIN - (ply as i32 + 3);
+            return mate_in(ply as i32 + 3);
         }
         // Two open threes at once win when the opponent cannot answer with a four: it blocks one
         // three, the other becomes an open four (no stone of the block lies on its line).
         if self.pos.count_at_least(opp, C_FOUR) == 0 && self.pos.count(me, C_DOUBLE_THREE) > 0 {
-            return WIN - (ply as i32 + 5);
+            return mate_in(ply as i32 + 5);
         }
         if ply >= MAX_PLY - 2 {
             return self.evaluate(me);
@@ -281,13 +277,7 @@ impl<'a> Searcher<'a> {
             tt_move = entry.mv;
             if !pv_node && entry.depth >= depth {
                 let score = score_from_table(entry.score, ply);
-                let usable = match entry.bound {
-                    BOUND_EXACT => true,
-                    BOUND_LOWER => score >= beta,
-                    BOUND_UPPER => score <= alpha,
-                    _ => false,
-                };
-                if usable {
+                if entry.bound.cuts(score, alpha, beta) {
                     return score;
                 }
             }
@@ -298,13 +288,13 @@ impl<'a> Searcher<'a> {
         if list.is_empty() {
             self.move_lists[ply] = list;
             // No four and no defence: the opponent's open four comes next, then its five.
-            return -(WIN - (ply as i32 + 4));
+            return mated_in(ply as i32 + 4);
         }
         self.order(&mut list, tt_move, ply);
         let extension = i32::from(set == MoveSet::ForcedBlock);
 
         let original_alpha = alpha;
-        let mut best = -INF;
+        let mut best = -INFINITE;
         let mut best_move = None;
         for i in 0..list.len() {
             let (cell, _) = list[i];
@@ -352,20 +342,15 @@ impl<'a> Searcher<'a> {
                             }
                         }
                         let bonus = (depth * depth) as u32;
-                        self.history[cell][me] = self.history[cell][me].saturating_add(bonus);
+                        let history = &mut self.history[cell][me.index()];
+                        *history = history.saturating_add(bonus);
                         break;
                     }
                 }
             }
         }
         self.move_lists[ply] = list;
-        let bound = if best >= beta {
-            BOUND_LOWER
-        } else if best > original_alpha {
-            BOUND_EXACT
-        } else {
-            BOUND_UPPER
-        };
+        let bound = Bound::of(best, original_alpha, beta);
         self.tt
             .store(key, score_to_table(best, ply), best_move, depth, bound);
         best
@@ -388,24 +373,24 @@ impl<'a> Searcher<'a> {
     /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).
     pub fn iterate(
         &mut self,
-        me: Colour,
+        me: Stone,
         root: &mut Vec<(usize, i32)>,
         max_depth: u32,
     ) -> RootResult {
-        let opp = 1 - me;
+        let opp = me.opponent();
         let mut result = RootResult {
             cell: root[0].0,
             score: 0,
             depth: 0,
         };
-        let mut previous: i32 = 0;
+        let mut previous: Score = 0;
         for depth in 1..=max_depth.min(MAX_PLY as u32 - 8) {
             let started = std::time::Instant::now();
             let mut window = 40;
             let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_THRESHOLD {
                 (previous - window, previous + window)
             } else {
-                (-INF, INF)
+                (-INFINITE, INFINITE)
             };
             let (score, best_index) = loop {
                 let (score, best_index) =
@@ -413,12 +398,20 @@ impl<'a> Searcher<'a> {
                 if self.aborted {
                     break (score, best_index);
                 }
-                if score <= alpha && alpha > -INF {
+                if score <= alpha && alpha > -INFINITE {
                     window *= 4;
-                    alpha = if window > 2_000 { -INF } else { score - window };
-                } else if score >= beta && beta < INF {
+                    alpha = if window > 2_000 {
+                        -INFINITE
+                    } else {
+                        score - window
+                    };
+                } else if score >= beta && beta < INFINITE {
                     window *= 4;
-                    beta = if window > 2_000 { INF } else { score + window };
+                    beta = if window > 2_000 {
+                        INFINITE
+                    } else {
+                        score + window
+                    };
                 } else {
                     break (score, best_index);
                 }
@@ -443,7 +436,7 @@ impl<'a> Searcher<'a> {
                 depth,
             };
             previous = score;
-            if score.abs() > WIN_THRESHOLD {
+            if is_mate(score) {
                 break;
             }
             if !self.worth_another_iteration(started.elapsed()) {
@@ -457,14 +450,14 @@ impl<'a> Searcher<'a> {
     /// completed its search and raised alpha.
     fn root_search(
         &mut self,
-        me: Colour,
-        opp: Colour,
+        me: Stone,
+        opp: Stone,
         root: &[(usize, i32)],
         depth: i32,
         mut alpha: i32,
         beta: i32,
     ) -> (i32, Option<usize>) {
-        let mut best = -INF;
+        let mut best = -INFINITE;
         let mut best_index = None;
         for (i, &(cell, _)) in root.iter().enumerate() {
             let quiet = is_quiet(&self.pos, cell, me);
@@ -508,7 +501,7 @@ impl<'a> Searcher<'a> {
 impl Searcher<'_> {
     /// The expected line of play from the root move `first`: the table's best move of each
     /// position in turn, while it has one that is legal, no stone has won, and `max_len` moves.
-    pub fn principal_variation(&mut self, me: Colour, first: usize, max_len: usize) -> Vec<usize> {
+    pub fn principal_variation(&mut self, me: Stone, first: usize, max_len: usize) -> Vec<usize> {
         let mut line = Vec::new();
         let mut side = me;
         let mut cell = first;
@@ -516,7 +509,7 @@ impl Searcher<'_> {
             let wins = self.pos.class(cell, side) == C_WIN;
             self.pos.make(cell, side);
             line.push(cell);
-            side = 1 - side;
+            side = side.opponent();
             if wins {
                 break;
             }
@@ -559,15 +552,14 @@ impl Searcher<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::position::colour_of;
     use super::*;
     use crate::board::{Board, Move, Stone};
     use rand::{rngs::StdRng, Rng, SeedableRng};
 
     /// The defences of the unfiltered rule: every cell where the opponent could make a four,
     /// tried by playing it (what generation did before the reach test).
-    fn defences_by_trial(pos: &mut Position, me: Colour) -> Vec<usize> {
-        let opp = 1 - me;
+    fn defences_by_trial(pos: &mut Position, me: Stone) -> Vec<usize> {
+        let opp = me.opponent();
         let mut cells: Vec<usize> = pos.candidates().iter().map(|&c| c as usize).collect();
         cells.retain(|&cell| {
             if !pos.is_empty(cell) {
@@ -603,9 +595,9 @@ mod tests {
                     stone = stone.opponent();
                 }
             }
-            let me = colour_of(board.side_to_move().unwrap());
+            let me = board.side_to_move().unwrap();
             let mut pos = Position::new(&board, table);
-            if pos.count(1 - me, C_WIN) > 0 || pos.count(1 - me, C_WIN_NEXT) == 0 {
+            if pos.count(me.opponent(), C_WIN) > 0 || pos.count(me.opponent(), C_WIN_NEXT) == 0 {
                 continue;
             }
             let mut list = Vec::new();

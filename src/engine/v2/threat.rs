@@ -5,8 +5,8 @@
 //! four is read from that table and the defender's own fives are checked at every step.
 
 use super::pattern::{C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
-use super::position::Colour;
 use super::search::Searcher;
+use crate::board::Stone;
 
 /// Positions where a VCF or VCT search failed, with the depth it failed at (a direct-mapped
 /// table: a newer failure takes the slot). The key tells the search and the attacker apart.
@@ -44,11 +44,11 @@ impl Searcher<'_> {
     /// Plies to the attacker's five (counting the attacker's moves and the forced replies) when
     /// `att`, to move, wins by continuous fours within `depth` fours; 0 when none is found.
     /// `ply` indexes the scratch buffers.
-    pub fn vcf(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
+    pub fn vcf(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
         if self.tick() {
             return 0;
         }
-        let def = 1 - att;
+        let def = att.opponent();
         if self.pos.count(att, C_WIN) > 0 {
             return 1;
         }
@@ -61,7 +61,7 @@ impl Searcher<'_> {
         // Allis' threat-space search). The failure key tells the restricted searches apart.
         let last_four = self.last_four;
         let key = self.pos.hash()
-            ^ (att as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (att.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ anchor_key(last_four, 7);
         if self.threat_failures.failed(key, depth) {
             return 0;
@@ -118,8 +118,8 @@ impl Searcher<'_> {
     }
 
     /// The first four of a VCF for `att`, with the plies to the five.
-    pub fn vcf_root(&mut self, att: Colour, depth: u32) -> Option<(usize, i32)> {
-        let def = 1 - att;
+    pub fn vcf_root(&mut self, att: Stone, depth: u32) -> Option<(usize, i32)> {
+        let def = att.opponent();
         if let Some(five) = self.pos.find_win(att) {
             return Some((five, 1));
         }
@@ -172,11 +172,11 @@ impl Searcher<'_> {
     /// defence (the cells that take away the coming open four, and the defender's own fours) is
     /// tried; a defender's four is blocked and the attack goes on if its threat still stands. So
     /// a VCT found here is a forced win under the rule of the pattern table.
-    pub fn vct(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
+    pub fn vct(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
         if self.tick() {
             return 0;
         }
-        let def = 1 - att;
+        let def = att.opponent();
         if self.pos.count(att, C_WIN) > 0 {
             return 1;
         }
@@ -216,7 +216,7 @@ impl Searcher<'_> {
         // threat (or of the stone that blocked a defender's four since).
         let anchors = self.last_threat;
         let key = self.pos.hash()
-            ^ (att as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (att.index() as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
             ^ anchor_key(anchors[0], 11)
             ^ anchor_key(anchors[1], 4093).rotate_left(17);
         if self.threat_failures.failed(key, depth) {
@@ -253,7 +253,7 @@ impl Searcher<'_> {
     }
 
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
-    fn vct_move(&mut self, att: Colour, cell: usize, depth: u32, ply: usize) -> i32 {
+    fn vct_move(&mut self, att: Stone, cell: usize, depth: u32, ply: usize) -> i32 {
         self.pos.make(cell, att);
         let anchors = self.last_threat;
         self.last_threat = [Some(cell), None];
@@ -269,8 +269,8 @@ impl Searcher<'_> {
 
     /// The defender to move against the attacker's threat: plies to the attacker's five over
     /// every reply, or 0 when a reply escapes (or the attacker threatens nothing).
-    fn defender_turn(&mut self, att: Colour, depth: u32, ply: usize) -> i32 {
-        let def = 1 - att;
+    fn defender_turn(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
+        let def = att.opponent();
         let att_fives = self.pos.count(att, C_WIN);
         if self.pos.count(def, C_WIN) > 0 {
             return 0;
@@ -302,8 +302,8 @@ impl Searcher<'_> {
 
     /// The first move of a VCT for `att` (to move, facing no four and no open three), searched
     /// with growing depth until a win, `max_depth`, or the searcher's limits.
-    pub fn vct_root(&mut self, att: Colour, max_depth: u32) -> Option<(usize, i32)> {
-        let def = 1 - att;
+    pub fn vct_root(&mut self, att: Stone, max_depth: u32) -> Option<(usize, i32)> {
+        let def = att.opponent();
         if self.pos.count(def, C_WIN) > 0 || self.pos.count(def, C_WIN_NEXT) > 0 {
             return None;
         }
