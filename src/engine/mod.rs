@@ -2,6 +2,7 @@
 
 pub mod solver;
 pub mod time;
+pub mod tt;
 pub mod types;
 pub mod v1;
 pub mod v2;

@@ -12,9 +12,9 @@
 //! 3×3 and 4×4 position), or any board with at most [`MAX_SMALL_EMPTIES`] empty cells. Beyond that
 //! the game tree is too large to finish within a move's budget and the heuristic search answers.
 
-use std::collections::HashMap;
-
+use super::tt::Tt;
 use super::types::{mate_in, mated_in, score_from_table, score_to_table, Bound, Score, WIN};
+use super::zobrist::mix;
 use super::{Deadline, Decision};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
@@ -30,8 +30,16 @@ pub const GUARANTEED_NODES: u64 = 5_000;
 /// The solver gives up (and leaves the move to the search) once it has spent this fraction of the
 /// time left, so that a failed attempt still leaves the search most of the budget.
 const SHARE_OF_REMAINING_TIME: u32 = 2;
-/// Transposition-table entries kept at most; past this, new positions are simply not stored.
-const MAX_TABLE_ENTRIES: usize = 1 << 22;
+/// The largest transposition table a solve allocates.
+const MAX_TABLE_BYTES: usize = 32 << 20;
+
+/// A table about the size of the positions a solve from `empties` empty cells can meet (at most
+/// 3^empties; far fewer in practice): small boards are solved many times over by the morpion
+/// agents, and a table larger than the tree only costs the faulting-in of its pages.
+fn table_bytes(empties: usize) -> usize {
+    let positions = 3usize.pow(empties.min(13) as u32);
+    (positions * 8).min(MAX_TABLE_BYTES)
+}
 /// How often (in nodes) the clock is read.
 const CLOCK_CHECK_INTERVAL: u64 = 256;
 
@@ -122,14 +130,6 @@ impl Limit {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Entry {
-    /// Node-relative score (a win in `n` plies from this node is `mate_in(n)`).
-    score: Score,
-    bound: Bound,
-    best: u8,
-}
-
 /// A line of `k` cells that could still become a win: it contains at least one empty cell of the
 /// root and no stone of one colour (`pure_for`), so only that colour (or either, when `None`) can
 /// ever complete it.
@@ -147,7 +147,9 @@ struct Solver {
     /// Cells of `empties` filled by black and by white since the root.
     filled: [u64; 2],
     windows: Vec<Window>,
-    table: HashMap<u64, Entry>,
+    /// Keyed exactly by `filled` (see `key`: no two positions share a key); scores are
+    /// node-relative.
+    table: Tt,
     nodes: u64,
     limit: Limit,
 }
@@ -172,6 +174,7 @@ impl Solver {
             dr * dr + dc * dc
         });
         let windows = live_windows(board, rule, &empties);
+        let table = Tt::new(table_bytes(empties.len()));
         Some(Solver {
             board: board.clone(),
             rule,
@@ -179,7 +182,7 @@ impl Solver {
             empties,
             filled: [0, 0],
             windows,
-            table: HashMap::new(),
+            table,
             nodes: 0,
             limit,
         })
@@ -197,8 +200,9 @@ impl Solver {
         }
     }
 
+    /// Exact (the masks fit in 32 bits each, and `mix` is a bijection) and well spread.
     fn key(&self) -> u64 {
-        self.filled[0] | (self.filled[1] << 32)
+        mix(self.filled[0] | (self.filled[1] << 32))
     }
 
     fn occupied(&self) -> u64 {
@@ -280,7 +284,7 @@ impl Solver {
         let original_alpha = alpha;
         let key = self.key();
         let mut hinted = None;
-        if let Some(entry) = self.table.get(&key).copied() {
+        if let Some(entry) = self.table.probe(key) {
             let score = score_from_table(entry.score, ply);
             match entry.bound {
                 Bound::Exact => return Some(score),
@@ -290,7 +294,7 @@ impl Solver {
             if alpha >= beta {
                 return Some(score);
             }
-            hinted = Some(entry.best as usize);
+            hinted = entry.mv;
         }
 
         let mut order = if threats.len() == 1 { threats } else { free };
@@ -326,17 +330,9 @@ impl Solver {
     }
 
     fn store(&mut self, ply: usize, score: Score, bound: Bound, best: usize) {
-        if self.table.len() >= MAX_TABLE_ENTRIES && !self.table.contains_key(&self.key()) {
-            return;
-        }
-        self.table.insert(
-            self.key(),
-            Entry {
-                score: score_to_table(score, ply),
-                bound,
-                best: best as u8,
-            },
-        );
+        // Every entry is a search to the end of the game: one depth for all.
+        self.table
+            .store(self.key(), score_to_table(score, ply), Some(best), 0, bound);
     }
 
     /// The moves the table remembers from the root on, as far as it remembers them.
@@ -344,8 +340,10 @@ impl Solver {
         let mut pv = Vec::new();
         let mut ply = 0;
         let mut played = Vec::new();
-        while let Some(entry) = self.table.get(&self.key()).copied() {
-            let index = entry.best as usize;
+        while let Some(entry) = self.table.probe(self.key()) {
+            let Some(index) = entry.mv.filter(|&index| index < self.empties.len()) else {
+                break;
+            };
             if self.occupied() & (1 << index) != 0 {
                 break;
             }

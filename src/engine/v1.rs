@@ -9,9 +9,11 @@
 
 use std::time::Instant;
 
+use super::tt::Tt;
 use super::types::{
     is_mate, mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD,
 };
+use super::zobrist::zobrist;
 use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
@@ -37,63 +39,6 @@ fn window_weight(n: usize, k: usize) -> i64 {
     BY_MISSING[(k - n).min(BY_MISSING.len() - 1)]
 }
 
-/// Transposition table: two parallel vectors so the allocation is a plain zeroed block (the pages
-/// are only touched as the search uses them).
-struct Table {
-    keys: Vec<u64>,
-    data: Vec<u64>,
-    mask: usize,
-}
-
-struct Entry {
-    score: i32,
-    depth: u32,
-    bound: Bound,
-    best: Option<usize>,
-}
-
-impl Table {
-    fn new(bytes: usize) -> Table {
-        let wanted = (bytes / 16).max(1024);
-        let size = if wanted.is_power_of_two() {
-            wanted
-        } else {
-            wanted.next_power_of_two() / 2
-        };
-        Table {
-            keys: vec![0; size],
-            data: vec![0; size],
-            mask: size - 1,
-        }
-    }
-
-    fn probe(&self, key: u64) -> Option<Entry> {
-        let slot = key as usize & self.mask;
-        if self.keys[slot] != key || self.data[slot] == 0 {
-            return None;
-        }
-        let data = self.data[slot];
-        let bound = Bound::from_packed(((data >> 40) & 3) as u8).unwrap_or(Bound::Upper);
-        let best = (data >> 42) & 0xFFFF;
-        Some(Entry {
-            score: data as u32 as i32,
-            depth: ((data >> 32) & 0xFF) as u32,
-            bound,
-            best: (best != 0xFFFF).then_some(best as usize),
-        })
-    }
-
-    fn store(&mut self, key: u64, score: i32, depth: u32, bound: Bound, best: Option<usize>) {
-        let slot = key as usize & self.mask;
-        let best = best.map_or(0xFFFF, |b| b as u64 & 0xFFFF);
-        self.keys[slot] = key;
-        self.data[slot] = (score as u32 as u64)
-            | ((depth.min(255) as u64) << 32)
-            | ((bound as u64) << 40)
-            | (best << 42);
-    }
-}
-
 struct Searcher<'a> {
     rows: usize,
     cols: usize,
@@ -102,7 +47,6 @@ struct Searcher<'a> {
     cells: Vec<u8>,
     /// Stones within two cells (king distance); an empty cell with a neighbour is a candidate.
     near: Vec<u16>,
-    zobrist: Vec<[u64; 2]>,
     hash: u64,
     /// Window score, black minus white.
     score: i64,
@@ -110,7 +54,7 @@ struct Searcher<'a> {
     /// Bounding box of the stones (min row, max row, min col, max col).
     bounds: (usize, usize, usize, usize),
     bounds_stack: Vec<(usize, usize, usize, usize)>,
-    table: Table,
+    table: Tt,
     killers: Vec<[Option<usize>; 2]>,
     deadline: &'a Deadline,
     nodes: u64,
@@ -120,15 +64,6 @@ struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     fn new(board: &Board, rule: Rule, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
         let (rows, cols) = (board.rows(), board.cols());
-        // A fixed seed keeps v1 deterministic, which makes it a stable baseline.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let zobrist = (0..rows * cols).map(|_| [next(), next()]).collect();
         // Smaller boards never fill a large table: do not allocate more than they can use.
         let useful = (rows * cols).saturating_mul(rows * cols).saturating_mul(64);
         let mut searcher = Searcher {
@@ -138,13 +73,12 @@ impl<'a> Searcher<'a> {
             overline_wins: rule.overline_wins,
             cells: vec![EMPTY; rows * cols],
             near: vec![0; rows * cols],
-            zobrist,
             hash: 0,
             score: 0,
             stones: 0,
             bounds: (usize::MAX, 0, usize::MAX, 0),
             bounds_stack: Vec::new(),
-            table: Table::new(hash_bytes.min(useful).min(256 << 20)),
+            table: Tt::new(hash_bytes.min(useful).min(256 << 20)),
             killers: vec![[None; 2]; MAX_PLY + 2],
             deadline,
             nodes: 0,
@@ -224,7 +158,7 @@ impl<'a> Searcher<'a> {
         let before = self.windows_around(cell);
         self.cells[cell] = colour_code(colour);
         self.score += self.windows_around(cell) - before;
-        self.hash ^= self.zobrist[cell][colour.index()];
+        self.hash ^= zobrist(cell, colour);
         self.for_neighbours(cell, 1);
         self.stones += 1;
         self.bounds_stack.push(self.bounds);
@@ -234,11 +168,15 @@ impl<'a> Searcher<'a> {
     }
 
     fn unmake(&mut self, cell: usize) {
-        let colour = self.cells[cell];
+        let colour = if self.cells[cell] == colour_code(Stone::Black) {
+            Stone::Black
+        } else {
+            Stone::White
+        };
         let before = self.windows_around(cell);
         self.cells[cell] = EMPTY;
         self.score += self.windows_around(cell) - before;
-        self.hash ^= self.zobrist[cell][colour as usize - 1];
+        self.hash ^= zobrist(cell, colour);
         self.for_neighbours(cell, -1);
         self.stones -= 1;
         if let Some(bounds) = self.bounds_stack.pop() {
@@ -403,9 +341,9 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let entry = self.table.probe(self.hash);
-        let tt_move = entry.as_ref().and_then(|e| e.best);
+        let tt_move = entry.as_ref().and_then(|e| e.mv);
         if let Some(entry) = &entry {
-            if entry.depth >= depth {
+            if entry.depth >= depth as i32 {
                 let score = score_from_table(entry.score, ply);
                 if entry.bound.cuts(score, alpha, beta) {
                     return score;
@@ -448,9 +386,9 @@ impl<'a> Searcher<'a> {
         self.table.store(
             self.hash,
             score_to_table(best, ply),
-            depth,
-            Bound::of(best, original_alpha, beta),
             best_move,
+            depth as i32,
+            Bound::of(best, original_alpha, beta),
         );
         best
     }
@@ -460,7 +398,7 @@ impl<'a> Searcher<'a> {
         self.make(first, colour);
         let mut side = colour.opponent();
         while line.len() < 16 {
-            let Some(next) = self.table.probe(self.hash).and_then(|e| e.best) else {
+            let Some(next) = self.table.probe(self.hash).and_then(|e| e.mv) else {
                 break;
             };
             if next >= self.cells.len() || self.cells[next] != EMPTY {

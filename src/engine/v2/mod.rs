@@ -7,7 +7,6 @@ mod pattern;
 mod position;
 mod search;
 mod threat;
-mod tt;
 
 use super::types::{is_mate, mate_in, mated_in, Score};
 use super::{Deadline, Decision, EngineConfig};

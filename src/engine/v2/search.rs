@@ -5,8 +5,8 @@
 use super::eval::evaluate;
 use super::pattern::{self, C_DOUBLE_THREE, C_FOUR, C_FOUR_THREE, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::Position;
-use super::tt::Tt;
 use crate::board::Stone;
+use crate::engine::tt::Tt;
 use crate::engine::types::{
     is_mate, mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE,
     WIN_THRESHOLD,

@@ -1,6 +1,8 @@
-//! Transposition table: a fixed number of two-entry buckets sized from the configured bytes,
-//! allocated once per search (zeroed pages, so an unused table costs no resident memory).
-//! Slot 0 of a bucket keeps the deepest result, slot 1 always takes the latest one.
+//! The transposition table of every search (v1, v2, the exact solver): a fixed number of
+//! two-entry buckets sized from the configured bytes, allocated once per search (zeroed pages, so
+//! an unused table costs no resident memory). Slot 0 of a bucket keeps the deepest result, slot 1
+//! always takes the latest one. Keys are stored whole, so a probe never returns another
+//! position's entry unless two positions share all 64 bits of their key.
 
 use crate::engine::types::{Bound, Score};
 
