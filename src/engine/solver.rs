@@ -12,6 +12,7 @@
 //! 3×3 and 4×4 position), or any board with at most [`MAX_SMALL_EMPTIES`] empty cells. Beyond that
 //! the game tree is too large to finish within a move's budget and the heuristic search answers.
 
+use super::time::SearchClock;
 use super::tt::Tt;
 use super::types::{mate_in, mated_in, score_from_table, score_to_table, Bound, Score, WIN};
 use super::zobrist::mix;
@@ -29,7 +30,7 @@ pub const MAX_SMALL_EMPTIES: usize = 12;
 pub const GUARANTEED_NODES: u64 = 5_000;
 /// The solver gives up (and leaves the move to the search) once it has spent this fraction of the
 /// time left, so that a failed attempt still leaves the search most of the budget.
-const SHARE_OF_REMAINING_TIME: u32 = 2;
+const SHARE_OF_REMAINING_TIME: f64 = 0.5;
 /// The largest transposition table a solve allocates.
 const MAX_TABLE_BYTES: usize = 32 << 20;
 
@@ -60,7 +61,13 @@ pub fn solve_small(
     if !is_small(board) {
         return None;
     }
-    let mut solver = Solver::new(board, rule, side, Limit::from_deadline(deadline))?;
+    // A failed attempt leaves the search most of the budget.
+    let clock = SearchClock::new(
+        deadline.share(SHARE_OF_REMAINING_TIME),
+        CLOCK_CHECK_INTERVAL,
+    )
+    .guaranteeing(GUARANTEED_NODES);
+    let mut solver = Solver::new(board, rule, side, clock)?;
     let root = solver.root_empties();
     let score = solver.negamax(0, -WIN, WIN)?;
     let pv = solver.principal_variation();
@@ -69,7 +76,7 @@ pub fn solve_small(
         mv,
         score,
         depth: root as u32,
-        nodes: solver.nodes,
+        nodes: solver.clock.nodes(),
         pv,
     })
 }
@@ -81,7 +88,8 @@ pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, 
     if !is_small(board) {
         return None;
     }
-    let mut solver = Solver::new(board, rule, side, Limit::Unlimited)?;
+    let clock = SearchClock::new(Deadline::unlimited(), CLOCK_CHECK_INTERVAL);
+    let mut solver = Solver::new(board, rule, side, clock)?;
     let mut values = Vec::with_capacity(solver.empties.len());
     for index in 0..solver.empties.len() {
         let mv = solver.empties[index];
@@ -96,38 +104,6 @@ pub fn move_values(board: &Board, rule: Rule, side: Stone) -> Option<Vec<(Move, 
         values.push((mv, value));
     }
     Some(values)
-}
-
-#[derive(Clone)]
-enum Limit {
-    Unlimited,
-    Until {
-        deadline: Deadline,
-        give_up_at: std::time::Instant,
-    },
-}
-
-impl Limit {
-    fn from_deadline(deadline: &Deadline) -> Limit {
-        if deadline.is_unlimited() {
-            return Limit::Unlimited;
-        }
-        let share = deadline.remaining() / SHARE_OF_REMAINING_TIME;
-        Limit::Until {
-            deadline: deadline.clone(),
-            give_up_at: std::time::Instant::now() + share,
-        }
-    }
-
-    fn exceeded(&self) -> bool {
-        match self {
-            Limit::Unlimited => false,
-            Limit::Until {
-                deadline,
-                give_up_at,
-            } => deadline.expired() || std::time::Instant::now() >= *give_up_at,
-        }
-    }
 }
 
 /// A line of `k` cells that could still become a win: it contains at least one empty cell of the
@@ -150,14 +126,13 @@ struct Solver {
     /// Keyed exactly by `filled` (see `key`: no two positions share a key); scores are
     /// node-relative.
     table: Tt,
-    nodes: u64,
-    limit: Limit,
+    clock: SearchClock,
 }
 
 impl Solver {
     /// `None` when there is nothing to solve: no empty cell, a winner already, or too many empties
     /// for the masks.
-    fn new(board: &Board, rule: Rule, side: Stone, limit: Limit) -> Option<Solver> {
+    fn new(board: &Board, rule: Rule, side: Stone, clock: SearchClock) -> Option<Solver> {
         if board.winner(rule).is_some() {
             return None;
         }
@@ -183,8 +158,7 @@ impl Solver {
             filled: [0, 0],
             windows,
             table,
-            nodes: 0,
-            limit,
+            clock,
         })
     }
 
@@ -233,17 +207,10 @@ impl Solver {
         })
     }
 
-    fn out_of_time(&self) -> bool {
-        self.nodes > GUARANTEED_NODES
-            && self.nodes.is_multiple_of(CLOCK_CHECK_INTERVAL)
-            && self.limit.exceeded()
-    }
-
     /// Value of the position `ply` plies below the root for its side to move, root-relative
     /// (`WIN - p`: the side to move here wins at root ply `p`). `None` when out of time.
     fn negamax(&mut self, ply: usize, mut alpha: Score, mut beta: Score) -> Option<Score> {
-        self.nodes += 1;
-        if self.out_of_time() {
+        if self.clock.tick() {
             return None;
         }
         let side = self.side_at(ply);

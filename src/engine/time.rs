@@ -14,7 +14,17 @@ pub struct Deadline {
     /// Raised by the front end when the answer is no longer wanted (the manager said `END`, the
     /// client left): the search stops as if the time were up.
     stop: Option<Arc<AtomicBool>>,
+    /// A new iteration starts only when this many times the last one's time is left (see
+    /// [`Deadline::worth_another_iteration`]).
+    iteration_factor: f64,
 }
+
+/// A whole move's deadline: the next iteration usually costs several times the last, so starting
+/// one with less than twice the last one's time left only wastes the time.
+const WHOLE_MOVE_ITERATION_FACTOR: f64 = 2.0;
+/// A share of a move (see [`Deadline::share`]): an iteration cut short at the share still orders
+/// the next search, and the rest of the move's time stays behind the share.
+const SHARE_ITERATION_FACTOR: f64 = 0.5;
 
 impl Deadline {
     /// No limit (fixed-depth searches, analysis, tests of the search itself).
@@ -23,6 +33,7 @@ impl Deadline {
             start: Instant::now(),
             hard: None,
             stop: None,
+            iteration_factor: WHOLE_MOVE_ITERATION_FACTOR,
         }
     }
 
@@ -36,6 +47,7 @@ impl Deadline {
             start,
             hard: Some(start + budget.saturating_sub(reserve)),
             stop: None,
+            iteration_factor: WHOLE_MOVE_ITERATION_FACTOR,
         }
     }
 
@@ -49,6 +61,24 @@ impl Deadline {
             start,
             hard: Some(start + budget.saturating_sub(reserve)),
             stop: None,
+            iteration_factor: WHOLE_MOVE_ITERATION_FACTOR,
+        }
+    }
+
+    /// A deadline for a part of the search (a sub-search, or the main search with time kept back
+    /// for a check after it): `fraction` of the time left to this one, from now, and never past
+    /// it; stopped by the same flag. An unlimited deadline's share is unlimited too (such searches
+    /// bound their parts by nodes).
+    pub fn share(&self, fraction: f64) -> Deadline {
+        let now = Instant::now();
+        Deadline {
+            start: now,
+            hard: self.hard.map(|hard| {
+                let left = hard.saturating_duration_since(now);
+                now + left.mul_f64(fraction)
+            }),
+            stop: self.stop.clone(),
+            iteration_factor: SHARE_ITERATION_FACTOR,
         }
     }
 
@@ -64,6 +94,7 @@ impl Deadline {
             start,
             hard: Some(hard),
             stop: None,
+            iteration_factor: WHOLE_MOVE_ITERATION_FACTOR,
         }
     }
 
@@ -102,13 +133,103 @@ impl Deadline {
         self.start.elapsed()
     }
 
-    /// Whether a new iteration is worth starting: the next one usually costs several times the
-    /// last, so starting it with less than that left only wastes the time.
+    /// Whether a new iteration is worth starting, given how long the last one took.
     pub fn worth_another_iteration(&self, last_iteration: Duration) -> bool {
         match self.hard {
             None => true,
-            Some(_) => self.remaining() > last_iteration.saturating_mul(2),
+            Some(_) => {
+                self.remaining().as_secs_f64()
+                    > last_iteration.as_secs_f64() * self.iteration_factor
+            }
         }
+    }
+}
+
+/// A search's view of its limits: counts the nodes and reads the deadline (and a node cap) every
+/// `poll_every` nodes, so the clock costs next to nothing per node. A part of a search (a threat
+/// search at the root, a check of the chosen move) runs on a clock of its own made by
+/// [`SearchClock::part`], and the nodes it searched are taken back by [`SearchClock::rejoin`]:
+/// nothing is set on a search and reset after it.
+#[derive(Debug)]
+pub struct SearchClock {
+    deadline: Deadline,
+    /// The node count at which the search stops (counted from the start of the whole search).
+    node_cap: u64,
+    nodes: u64,
+    poll_every: u64,
+    /// Nodes searched whatever the limits say (see [`SearchClock::guaranteeing`]).
+    guaranteed_nodes: u64,
+    stopped: bool,
+}
+
+impl SearchClock {
+    pub fn new(deadline: Deadline, poll_every: u64) -> SearchClock {
+        SearchClock {
+            deadline,
+            node_cap: u64::MAX,
+            nodes: 0,
+            poll_every: poll_every.max(1),
+            guaranteed_nodes: 0,
+            stopped: false,
+        }
+    }
+
+    /// The same clock, never stopping before `nodes` nodes: for a search that must finish small
+    /// work even with no time at all (the solver proves any 3×3 position with a budget of 0).
+    pub fn guaranteeing(mut self, nodes: u64) -> SearchClock {
+        self.guaranteed_nodes = nodes;
+        self
+    }
+
+    /// Counts a node; true once the search must unwind (and from then on).
+    #[inline]
+    pub fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(self.poll_every)
+            && self.nodes > self.guaranteed_nodes
+            && (self.nodes >= self.node_cap || self.deadline.expired())
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Whether the search must unwind: a limit was reached at the last poll.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    pub fn deadline(&self) -> &Deadline {
+        &self.deadline
+    }
+
+    /// A clock for a part of this search: stopped by `deadline` (one of this deadline's shares,
+    /// or the deadline itself) and, when `max_nodes` is given, after that many more nodes; it
+    /// counts on from this clock's nodes.
+    pub fn part(&self, deadline: Deadline, max_nodes: Option<u64>) -> SearchClock {
+        SearchClock {
+            deadline,
+            node_cap: max_nodes.map_or(self.node_cap, |cap| {
+                self.nodes.saturating_add(cap).min(self.node_cap)
+            }),
+            nodes: self.nodes,
+            poll_every: self.poll_every,
+            guaranteed_nodes: self.guaranteed_nodes,
+            stopped: false,
+        }
+    }
+
+    /// Takes back the nodes `part` searched; this clock stops if its own deadline has passed
+    /// meanwhile. Returns whether the part was cut short by its limits.
+    pub fn rejoin(&mut self, part: SearchClock) -> bool {
+        self.nodes = part.nodes;
+        self.stopped = self.nodes >= self.node_cap || self.deadline.expired();
+        part.stopped
     }
 }
 

@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use super::time::SearchClock;
 use super::tt::Tt;
 use super::types::{
     is_mate, mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD,
@@ -39,7 +40,7 @@ fn window_weight(n: usize, k: usize) -> i64 {
     BY_MISSING[(k - n).min(BY_MISSING.len() - 1)]
 }
 
-struct Searcher<'a> {
+struct Searcher {
     rows: usize,
     cols: usize,
     k: usize,
@@ -56,13 +57,11 @@ struct Searcher<'a> {
     bounds_stack: Vec<(usize, usize, usize, usize)>,
     table: Tt,
     killers: Vec<[Option<usize>; 2]>,
-    deadline: &'a Deadline,
-    nodes: u64,
-    stopped: bool,
+    clock: SearchClock,
 }
 
-impl<'a> Searcher<'a> {
-    fn new(board: &Board, rule: Rule, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
+impl Searcher {
+    fn new(board: &Board, rule: Rule, deadline: &Deadline, hash_bytes: usize) -> Searcher {
         let (rows, cols) = (board.rows(), board.cols());
         // Smaller boards never fill a large table: do not allocate more than they can use.
         let useful = (rows * cols).saturating_mul(rows * cols).saturating_mul(64);
@@ -80,9 +79,7 @@ impl<'a> Searcher<'a> {
             bounds_stack: Vec::new(),
             table: Tt::new(hash_bytes.min(useful).min(256 << 20)),
             killers: vec![[None; 2]; MAX_PLY + 2],
-            deadline,
-            nodes: 0,
-            stopped: false,
+            clock: SearchClock::new(deadline.clone(), CLOCK_INTERVAL),
         };
         for (mv, stone) in board.cells() {
             if let Some(stone) = stone {
@@ -318,13 +315,6 @@ impl<'a> Searcher<'a> {
         signed.clamp(-(WIN_THRESHOLD as i64 - 1), WIN_THRESHOLD as i64 - 1) as i32
     }
 
-    fn out_of_time(&mut self) -> bool {
-        if self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.deadline.expired() {
-            self.stopped = true;
-        }
-        self.stopped
-    }
-
     fn negamax(
         &mut self,
         depth: u32,
@@ -333,8 +323,7 @@ impl<'a> Searcher<'a> {
         beta: Score,
         colour: Stone,
     ) -> Score {
-        self.nodes += 1;
-        if self.out_of_time() {
+        if self.clock.tick() {
             return 0;
         }
         if self.stones == self.cells.len() {
@@ -364,7 +353,7 @@ impl<'a> Searcher<'a> {
             self.make(mv, colour);
             let score = -self.negamax(depth - 1, ply + 1, -beta, -alpha, colour.opponent());
             self.unmake(mv);
-            if self.stopped {
+            if self.clock.stopped() {
                 return 0;
             }
             if score > best {
@@ -465,7 +454,7 @@ pub fn search(
             searcher.make(mv, colour);
             let score = -searcher.negamax(depth - 1, 1, -WIN, -alpha, colour.opponent());
             searcher.unmake(mv);
-            if searcher.stopped {
+            if searcher.clock.stopped() {
                 break;
             }
             if iteration_best.is_none_or(|(_, s)| score > s) {
@@ -476,7 +465,7 @@ pub fn search(
                 order.insert(0, moved);
             }
         }
-        if searcher.stopped {
+        if searcher.clock.stopped() {
             // A partial iteration still counts if its best beats the last complete answer:
             // the previous best move was searched first.
             if let Some((mv, score)) = iteration_best {
@@ -493,7 +482,7 @@ pub fn search(
                 mv: searcher.to_move(mv),
                 score,
                 depth,
-                nodes: searcher.nodes,
+                nodes: searcher.clock.nodes(),
                 pv: searcher.principal_variation(mv, colour),
             };
             if is_mate(score) {
@@ -504,7 +493,7 @@ pub fn search(
             break;
         }
     }
-    best.nodes = searcher.nodes;
+    best.nodes = searcher.clock.nodes();
     tracing::trace!(elapsed = ?started.elapsed(), depth = best.depth, "v1 search done");
     best
 }

@@ -3,16 +3,19 @@
 //! transposition table and forced-defence pruning. See docs/engine.md for the design.
 
 mod eval;
+mod movegen;
 mod pattern;
 mod position;
 mod search;
 mod threat;
 
+use super::time::SearchClock;
 use super::types::{is_mate, mate_in, mated_in, Score};
 use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone};
+use movegen::MoveSet;
 use position::Position;
-use search::{MoveSet, Searcher, ROOT_VCF_DEPTH};
+use search::{Searcher, CHECK_EVERY, ROOT_VCF_DEPTH};
 
 /// The engine's hot paths outside a search, for the criterion benches.
 pub struct Workbench {
@@ -40,7 +43,7 @@ impl Workbench {
 
     /// Generates and scores the side to move's moves; returns how many.
     pub fn generate(&mut self) -> usize {
-        search::generate_moves(&mut self.pos, &self.history, self.me, &mut self.list);
+        movegen::generate_moves(&mut self.pos, &self.history, self.me, &mut self.list);
         self.list.len()
     }
 
@@ -85,8 +88,9 @@ pub fn search(
         let mv = pos.move_of(pos.centre());
         single(mv, 0, 0)
     } else {
-        let mut searcher = Searcher::new(pos, deadline, table_bytes(deadline, config.hash_bytes));
-        think(&mut searcher, side, config.max_depth)
+        let mut searcher = Searcher::new(pos, table_bytes(deadline, config.hash_bytes));
+        let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
+        think(&mut searcher, &mut clock, side, config.max_depth)
     };
     if board.is_empty_cell(decision.mv) {
         decision
@@ -121,17 +125,22 @@ fn single(mv: Move, score: Score, depth: u32) -> Decision {
     }
 }
 
-fn think(searcher: &mut Searcher<'_>, me: Stone, max_depth: Option<u32>) -> Decision {
+fn think(
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
+    me: Stone,
+    max_depth: Option<u32>,
+) -> Decision {
     let opp = me.opponent();
-    let decide = |s: &Searcher<'_>, cell: usize, score: Score, depth: u32| Decision {
+    let decide = |s: &Searcher, nodes: u64, cell: usize, score: Score, depth: u32| Decision {
         mv: s.pos.move_of(cell),
         score,
         depth,
-        nodes: s.nodes,
+        nodes,
         pv: vec![s.pos.move_of(cell)],
     };
     if let Some(five) = searcher.pos.find_win(me) {
-        return decide(searcher, five, mate_in(1), 1);
+        return decide(searcher, clock.nodes(), five, mate_in(1), 1);
     }
     let mut root = Vec::new();
     let set = searcher.generate(me, &mut root);
@@ -146,7 +155,7 @@ fn think(searcher: &mut Searcher<'_>, me: Stone, max_depth: Option<u32>) -> Deci
             .copied()
             .or_else(|| first_empty_candidate(searcher))
             .unwrap_or_else(|| searcher.pos.centre());
-        return decide(searcher, cell, mated_in(4), 0);
+        return decide(searcher, clock.nodes(), cell, mated_in(4), 0);
     }
     if root.is_empty() {
         // Only on a full board (every empty cell is within reach of a stone otherwise), which
@@ -155,7 +164,7 @@ fn think(searcher: &mut Searcher<'_>, me: Stone, max_depth: Option<u32>) -> Deci
             .pos
             .first_empty()
             .unwrap_or_else(|| searcher.pos.centre());
-        return decide(searcher, cell, 0, 0);
+        return decide(searcher, clock.nodes(), cell, 0, 0);
     }
     root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if root.len() == 1 || set == MoveSet::ForcedBlock {
@@ -165,31 +174,42 @@ fn think(searcher: &mut Searcher<'_>, me: Stone, max_depth: Option<u32>) -> Deci
         } else {
             searcher.evaluate(me)
         };
-        return decide(searcher, root[0].0, score, 0);
+        return decide(searcher, clock.nodes(), root[0].0, score, 0);
     }
-    if searcher.deadline_expired() {
+    if clock.deadline().expired() {
         let score = searcher.evaluate(me);
-        return decide(searcher, root[0].0, score, 0);
+        return decide(searcher, clock.nodes(), root[0].0, score, 0);
     }
-    if let Some((cell, plies)) = searcher.vcf_root(me, ROOT_VCF_DEPTH) {
-        return decide(searcher, cell, mate_in(plies), plies as u32);
+    if let Some((cell, plies)) =
+        searcher
+            .threats
+            .vcf_root(&mut searcher.pos, clock, me, ROOT_VCF_DEPTH)
+    {
+        return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
-    if let Some((cell, plies)) = root_vct(searcher, me) {
-        return decide(searcher, cell, mate_in(plies), plies as u32);
+    if let Some((cell, plies)) = root_vct(searcher, clock, me) {
+        return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
     // The main search leaves part of the time to check its choice against the opponent's VCT.
-    if !searcher.deadline_is_unlimited() {
-        let share = searcher.deadline_remaining().mul_f64(SEARCH_TIME_SHARE);
-        searcher.soft_stop = Some(std::time::Instant::now() + share);
+    let mut main = clock.part(clock.deadline().share(SEARCH_TIME_SHARE), None);
+    let result = searcher.iterate(
+        &mut main,
+        me,
+        &mut root,
+        max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1),
+    );
+    clock.rejoin(main);
+    if is_mate(result.score) || clock.stopped() {
+        return decide(
+            searcher,
+            clock.nodes(),
+            result.cell,
+            result.score,
+            result.depth,
+        );
     }
-    let result = searcher.iterate(me, &mut root, max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1));
-    searcher.soft_stop = None;
-    searcher.aborted = searcher.deadline_expired();
-    if is_mate(result.score) || searcher.aborted {
-        return decide(searcher, result.cell, result.score, result.depth);
-    }
-    let cell = safe_choice(searcher, me, result.cell, &root);
-    let mut decision = decide(searcher, cell, result.score, result.depth);
+    let cell = safe_choice(searcher, clock, me, result.cell, &root);
+    let mut decision = decide(searcher, clock.nodes(), cell, result.score, result.depth);
     if cell == result.cell {
         let line = searcher.principal_variation(me, cell, result.depth.max(1) as usize);
         decision.pv = line.into_iter().map(|c| searcher.pos.move_of(c)).collect();
@@ -208,7 +228,8 @@ const SAFETY_VCT_DEPTH: u32 = 10;
 /// root moves that survives the same check (or the searched move when none does or time runs
 /// out). A safety net for attacks deeper than the main search saw.
 fn safe_choice(
-    searcher: &mut Searcher<'_>,
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
     me: Stone,
     chosen: usize,
     root: &[(usize, i32)],
@@ -221,25 +242,26 @@ fn safe_choice(
             .take(SAFETY_CHECKS - 1),
     );
     for (i, &cell) in candidates.iter().enumerate() {
-        if searcher.deadline_is_unlimited() {
-            searcher.node_limit = searcher.nodes + SAFETY_NODES_UNLIMITED;
+        // The searched move gets most of the time: it is the one usually played.
+        let share = if i == 0 {
+            0.6
         } else {
-            // The searched move gets most of the time: it is the one usually played.
-            let share = if i == 0 {
-                searcher.deadline_remaining().mul_f64(0.6)
-            } else {
-                searcher.deadline_remaining() / (candidates.len() - i) as u32
-            };
-            searcher.soft_stop = Some(std::time::Instant::now() + share);
-        }
+            1.0 / (candidates.len() - i) as f64
+        };
+        let mut check = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
         searcher.pos.make(cell, me);
-        let refuted = searcher.vct_root(me.opponent(), SAFETY_VCT_DEPTH).is_some();
+        let refuted = searcher
+            .threats
+            .vct_root(
+                &mut searcher.pos,
+                &mut check,
+                me.opponent(),
+                SAFETY_VCT_DEPTH,
+            )
+            .is_some();
         searcher.pos.unmake(cell);
-        let timed_out = searcher.aborted;
-        searcher.node_limit = u64::MAX;
-        searcher.soft_stop = None;
-        searcher.aborted = searcher.deadline_expired();
-        if searcher.aborted || (i == 0 && timed_out) {
+        let timed_out = clock.rejoin(check);
+        if clock.stopped() || (i == 0 && timed_out) {
             return chosen;
         }
         if !refuted && !timed_out {
@@ -249,28 +271,32 @@ fn safe_choice(
     chosen
 }
 
+/// A part of the search bounded by `share` of the time left, or by `nodes_unlimited` nodes when
+/// the search has no clock.
+fn limited_part(clock: &SearchClock, share: f64, nodes_unlimited: u64) -> SearchClock {
+    if clock.deadline().is_unlimited() {
+        clock.part(clock.deadline().clone(), Some(nodes_unlimited))
+    } else {
+        clock.part(clock.deadline().share(share), None)
+    }
+}
+
 /// Share of the budget the root VCT may use, and its node cap when the search has no clock.
 const VCT_TIME_SHARE: f64 = 0.1;
 const VCT_NODES_UNLIMITED: u64 = 200_000;
 const VCT_MAX_DEPTH: u32 = 12;
 
-/// A VCT search at the root, bounded by a share of the time (or a node cap without a clock);
-/// leaves the searcher ready for the main search.
-fn root_vct(searcher: &mut Searcher<'_>, me: Stone) -> Option<(usize, i32)> {
-    if searcher.deadline_is_unlimited() {
-        searcher.node_limit = searcher.nodes + VCT_NODES_UNLIMITED;
-    } else {
-        let share = searcher.deadline_remaining().mul_f64(VCT_TIME_SHARE);
-        searcher.soft_stop = Some(std::time::Instant::now() + share);
-    }
-    let found = searcher.vct_root(me, VCT_MAX_DEPTH);
-    searcher.node_limit = u64::MAX;
-    searcher.soft_stop = None;
-    searcher.aborted = searcher.deadline_expired();
+/// A VCT search at the root, bounded by a share of the time (or a node cap without a clock).
+fn root_vct(searcher: &mut Searcher, clock: &mut SearchClock, me: Stone) -> Option<(usize, i32)> {
+    let mut part = limited_part(clock, VCT_TIME_SHARE, VCT_NODES_UNLIMITED);
+    let found = searcher
+        .threats
+        .vct_root(&mut searcher.pos, &mut part, me, VCT_MAX_DEPTH);
+    clock.rejoin(part);
     found
 }
 
-fn first_empty_candidate(searcher: &Searcher<'_>) -> Option<usize> {
+fn first_empty_candidate(searcher: &Searcher) -> Option<usize> {
     searcher
         .pos
         .candidates()

@@ -3,20 +3,22 @@
 //! late-move reductions. Leaves run a short VCF probe before the static evaluation.
 
 use super::eval::evaluate;
-use super::pattern::{self, C_DOUBLE_THREE, C_FOUR, C_FOUR_THREE, C_THREE, C_WIN, C_WIN_NEXT};
+use super::movegen::{generate_moves, MoveSet};
+use super::pattern::{C_DOUBLE_THREE, C_FOUR, C_FOUR_THREE, C_THREE, C_WIN, C_WIN_NEXT};
 use super::position::Position;
+use super::threat::ThreatSearch;
 use crate::board::Stone;
+use crate::engine::time::SearchClock;
 use crate::engine::tt::Tt;
 use crate::engine::types::{
     is_mate, mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE,
     WIN_THRESHOLD,
 };
 use crate::engine::zobrist::WHITE_TO_MOVE;
-use crate::engine::Deadline;
 
 pub const MAX_PLY: usize = 128;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
-const CHECK_EVERY: u64 = 256;
+pub const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
 const QUIESCENCE_PLIES: i32 = 2;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
@@ -24,122 +26,16 @@ const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
 pub const ROOT_VCF_DEPTH: u32 = 24;
 
-/// A new iteration starts when the time left is at least this many times the last one's.
-const ITERATION_TIME_FACTOR: f64 = 0.5;
-
-/// How the moves of a node were chosen.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum MoveSet {
-    /// The opponent has a four: the only move is its completion cell.
-    ForcedBlock,
-    /// The opponent threatens a win next move: our fours and the moves that remove the threat.
-    Defence,
-    /// Everything near the stones.
-    All,
-}
-
-pub struct Searcher<'a> {
+/// What the search keeps across its nodes and iterations: the position, the table, the ordering
+/// heuristics and the threat searches' memory. The limits come with each call, as a
+/// [`SearchClock`].
+pub struct Searcher {
     pub pos: Position,
     tt: Tt,
-    deadline: &'a Deadline,
-    pub nodes: u64,
-    pub aborted: bool,
-    /// A limit of a sub-search (the root VCT) below the deadline: a node count, and an instant.
-    pub(super) node_limit: u64,
-    pub(super) soft_stop: Option<std::time::Instant>,
     killers: Vec<[usize; 2]>,
     history: Vec<[u32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
-    pub(super) cell_lists: Vec<Vec<usize>>,
-    pub(super) threat_failures: super::threat::FailureCache,
-    /// The attacker's previous four inside a VCF, whose reach bounds the next one.
-    pub(super) last_four: Option<usize>,
-    /// Inside a VCT: the attacker's last threat, and the stone it blocked a four with since.
-    pub(super) last_threat: [Option<usize>; 2],
-}
-
-/// Threat cells remembered for the reach test of a defence; more is a rare, wide-open position.
-const MAX_THREAT_CELLS: usize = 16;
-
-/// Fills `list` with the moves worth searching for `me`, scored for ordering (history scores
-/// indexed by cell and colour break ties among quiet moves).
-pub fn generate_moves(
-    pos: &mut Position,
-    history: &[[u32; 2]],
-    me: Stone,
-    list: &mut Vec<(usize, i32)>,
-) -> MoveSet {
-    let opp = me.opponent();
-    list.clear();
-    if let Some(block) = pos.find_win(opp) {
-        list.push((block, 0));
-        return MoveSet::ForcedBlock;
-    }
-    let defending = pos.count(opp, C_WIN_NEXT) > 0;
-    // The opponent's winning-next cells: a stone changes the patterns only of the cells within
-    // reach along its four lines, so a defence must be within reach of every one of them.
-    let mut threats = [0usize; MAX_THREAT_CELLS];
-    let mut threat_count = 0;
-    if defending {
-        for &cell in pos.candidates() {
-            let cell = cell as usize;
-            if pos.is_empty(cell) && pos.class(cell, opp) == C_WIN_NEXT {
-                if threat_count == MAX_THREAT_CELLS {
-                    // Too many to be worth the test; the trial below decides alone.
-                    threat_count = 0;
-                    break;
-                }
-                threats[threat_count] = cell;
-                threat_count += 1;
-            }
-        }
-    }
-    let n = pos.candidates().len();
-    for i in 0..n {
-        let cell = pos.candidates()[i] as usize;
-        if !pos.is_empty(cell) {
-            continue;
-        }
-        if defending && pos.class(cell, me) < C_FOUR {
-            // Only a cell where the opponent could make a four can take away the threat of an
-            // open four (or of two fours); check that it really does.
-            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4)
-                || !threats[..threat_count]
-                    .iter()
-                    .all(|&threat| pos.within_reach(cell, threat))
-            {
-                continue;
-            }
-            pos.make(cell, me);
-            let stops_threat = pos.count(opp, C_WIN_NEXT) == 0;
-            pos.unmake(cell);
-            if !stops_threat {
-                continue;
-            }
-        }
-        list.push((cell, order_score(pos, history, cell, me)));
-    }
-    if defending {
-        MoveSet::Defence
-    } else {
-        MoveSet::All
-    }
-}
-
-fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
-    let opp = me.opponent();
-    let attack = pos.value(cell, me);
-    let defence = pos.value(cell, opp);
-    let mut score = attack * 4 + defence * 3;
-    if pos.class(cell, me) >= pattern::C_FOUR_THREE {
-        score += 20_000;
-    } else if pos.class(cell, opp) >= pattern::C_FOUR_THREE {
-        score += 10_000;
-    }
-    score
-        + history
-            .get(cell)
-            .map_or(0, |h| (h[me.index()] >> 4).min(2_000) as i32)
+    pub threats: ThreatSearch,
 }
 
 pub struct RootResult {
@@ -172,41 +68,17 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     }
 }
 
-impl<'a> Searcher<'a> {
-    pub fn new(pos: Position, deadline: &'a Deadline, hash_bytes: usize) -> Searcher<'a> {
+impl Searcher {
+    pub fn new(pos: Position, hash_bytes: usize) -> Searcher {
         let cells = pos.width * (pos.rows + 2 * super::position::PAD);
         Searcher {
             pos,
             tt: Tt::new(hash_bytes),
-            deadline,
-            nodes: 0,
-            aborted: false,
-            node_limit: u64::MAX,
-            soft_stop: None,
             killers: vec![[usize::MAX; 2]; MAX_PLY + 1],
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
-            cell_lists: (0..=MAX_PLY + 64).map(|_| Vec::new()).collect(),
-            threat_failures: super::threat::FailureCache::new(),
-            last_four: None,
-            last_threat: [None, None],
+            threats: ThreatSearch::new(MAX_PLY + 64),
         }
-    }
-
-    /// Counts a node and polls the clock; true when the search must unwind.
-    #[inline]
-    pub(super) fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes.is_multiple_of(CHECK_EVERY)
-            && (self.deadline.expired()
-                || self.nodes >= self.node_limit
-                || self
-                    .soft_stop
-                    .is_some_and(|t| std::time::Instant::now() >= t))
-        {
-            self.aborted = true;
-        }
-        self.aborted
     }
 
     fn key(&self, me: Stone) -> u64 {
@@ -226,9 +98,11 @@ impl<'a> Searcher<'a> {
     /// The probe needs a four-three or more than the two four cells of a single broken three:
     /// a lone broken three almost never starts a VCF (3 in 3,469 such leaves of a measured
     /// search) while its probes made most of the search's nodes.
-    fn leaf(&mut self, me: Stone, ply: usize) -> i32 {
+    fn leaf(&mut self, clock: &mut SearchClock, me: Stone, ply: usize) -> i32 {
         if self.pos.count(me, C_FOUR_THREE) > 0 || self.pos.count_at_least(me, C_FOUR) > 2 {
-            let plies = self.vcf(me, LEAF_VCF_DEPTH, ply);
+            let plies = self
+                .threats
+                .vcf(&mut self.pos, clock, me, LEAF_VCF_DEPTH, ply);
             if plies > 0 {
                 return mate_in(ply as i32 + plies);
             }
@@ -236,8 +110,16 @@ impl<'a> Searcher<'a> {
         self.evaluate(me)
     }
 
-    pub fn negamax(&mut self, me: Stone, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        if self.tick() {
+    pub fn negamax(
+        &mut self,
+        clock: &mut SearchClock,
+        me: Stone,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if clock.tick() {
             return 0;
         }
         let opp = me.opponent();
@@ -268,7 +150,7 @@ impl<'a> Searcher<'a> {
             && opp_fives == 0
             && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, C_WIN_NEXT) == 0)
         {
-            return self.leaf(me, ply);
+            return self.leaf(clock, me, ply);
         }
         let pv_node = beta - alpha > 1;
         let key = self.key(me);
@@ -308,23 +190,30 @@ impl<'a> Searcher<'a> {
             let new_depth = depth - 1 + extension;
             let mut score;
             if i == 0 {
-                score = -self.negamax(opp, new_depth, -beta, -alpha, ply + 1);
+                score = -self.negamax(clock, opp, new_depth, -beta, -alpha, ply + 1);
             } else {
                 let reduction = if quiet && depth >= 2 && i >= 2 {
                     late_move_reduction(depth, i)
                 } else {
                     0
                 };
-                score = -self.negamax(opp, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                score = -self.negamax(
+                    clock,
+                    opp,
+                    new_depth - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                );
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(opp, new_depth, -alpha - 1, -alpha, ply + 1);
+                    score = -self.negamax(clock, opp, new_depth, -alpha - 1, -alpha, ply + 1);
                 }
                 if score > alpha && score < beta {
-                    score = -self.negamax(opp, new_depth, -beta, -alpha, ply + 1);
+                    score = -self.negamax(clock, opp, new_depth, -beta, -alpha, ply + 1);
                 }
             }
             self.pos.unmake(cell);
-            if self.aborted {
+            if clock.stopped() {
                 self.move_lists[ply] = list;
                 return 0;
             }
@@ -373,6 +262,7 @@ impl<'a> Searcher<'a> {
     /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).
     pub fn iterate(
         &mut self,
+        clock: &mut SearchClock,
         me: Stone,
         root: &mut Vec<(usize, i32)>,
         max_depth: u32,
@@ -394,8 +284,8 @@ impl<'a> Searcher<'a> {
             };
             let (score, best_index) = loop {
                 let (score, best_index) =
-                    self.root_search(me, opp, root, depth as i32, alpha, beta);
-                if self.aborted {
+                    self.root_search(clock, me, opp, root, depth as i32, alpha, beta);
+                if clock.stopped() {
                     break (score, best_index);
                 }
                 if score <= alpha && alpha > -INFINITE {
@@ -416,7 +306,7 @@ impl<'a> Searcher<'a> {
                     break (score, best_index);
                 }
             };
-            if self.aborted {
+            if clock.stopped() {
                 // A move that completed this iteration with a better score than the previous
                 // best is trusted; anything else keeps the last full iteration's choice.
                 if let Some(i) = best_index {
@@ -439,7 +329,7 @@ impl<'a> Searcher<'a> {
             if is_mate(score) {
                 break;
             }
-            if !self.worth_another_iteration(started.elapsed()) {
+            if !clock.deadline().worth_another_iteration(started.elapsed()) {
                 break;
             }
         }
@@ -448,8 +338,10 @@ impl<'a> Searcher<'a> {
 
     /// One root iteration: returns the best score and the index of the best move when a move
     /// completed its search and raised alpha.
+    #[allow(clippy::too_many_arguments)]
     fn root_search(
         &mut self,
+        clock: &mut SearchClock,
         me: Stone,
         opp: Stone,
         root: &[(usize, i32)],
@@ -464,20 +356,20 @@ impl<'a> Searcher<'a> {
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {
-                score = -self.negamax(opp, depth - 1, -beta, -alpha, 1);
+                score = -self.negamax(clock, opp, depth - 1, -beta, -alpha, 1);
             } else {
                 // Late quiet root moves are first searched a ply shallower.
                 let reduction = i32::from(quiet && depth >= 3 && i >= 6);
-                score = -self.negamax(opp, depth - 1 - reduction, -alpha - 1, -alpha, 1);
-                if score > alpha && reduction > 0 && !self.aborted {
-                    score = -self.negamax(opp, depth - 1, -alpha - 1, -alpha, 1);
+                score = -self.negamax(clock, opp, depth - 1 - reduction, -alpha - 1, -alpha, 1);
+                if score > alpha && reduction > 0 && !clock.stopped() {
+                    score = -self.negamax(clock, opp, depth - 1, -alpha - 1, -alpha, 1);
                 }
-                if score > alpha && score < beta && !self.aborted {
-                    score = -self.negamax(opp, depth - 1, -beta, -alpha, 1);
+                if score > alpha && score < beta && !clock.stopped() {
+                    score = -self.negamax(clock, opp, depth - 1, -beta, -alpha, 1);
                 }
             }
             self.pos.unmake(cell);
-            if self.aborted {
+            if clock.stopped() {
                 break;
             }
             if score > best {
@@ -491,14 +383,14 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        if best_index.is_none() && !self.aborted {
+        if best_index.is_none() && !clock.stopped() {
             best_index = Some(0);
         }
         (best, best_index)
     }
 }
 
-impl Searcher<'_> {
+impl Searcher {
     /// The expected line of play from the root move `first`: the table's best move of each
     /// position in turn, while it has one that is legal, no stone has won, and `max_len` moves.
     pub fn principal_variation(&mut self, me: Stone, first: usize, max_len: usize) -> Vec<usize> {
@@ -522,99 +414,5 @@ impl Searcher<'_> {
             self.pos.unmake(played);
         }
         line
-    }
-
-    /// Whether the time left to this search (its soft stop, else the deadline) is worth a new
-    /// iteration. An iteration cut short still counts: its first moves are searched with the
-    /// best ordering, and a better move found there is kept.
-    fn worth_another_iteration(&self, last_iteration: std::time::Duration) -> bool {
-        match self.soft_stop {
-            Some(stop) => {
-                let left = stop.saturating_duration_since(std::time::Instant::now());
-                left.as_secs_f64() > last_iteration.as_secs_f64() * ITERATION_TIME_FACTOR
-            }
-            None => self.deadline.worth_another_iteration(last_iteration),
-        }
-    }
-
-    pub fn deadline_expired(&self) -> bool {
-        self.deadline.expired()
-    }
-
-    pub fn deadline_is_unlimited(&self) -> bool {
-        self.deadline.is_unlimited()
-    }
-
-    pub fn deadline_remaining(&self) -> std::time::Duration {
-        self.deadline.remaining()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::board::{Board, Move, Stone};
-    use rand::{rngs::StdRng, Rng, SeedableRng};
-
-    /// The defences of the unfiltered rule: every cell where the opponent could make a four,
-    /// tried by playing it (what generation did before the reach test).
-    fn defences_by_trial(pos: &mut Position, me: Stone) -> Vec<usize> {
-        let opp = me.opponent();
-        let mut cells: Vec<usize> = pos.candidates().iter().map(|&c| c as usize).collect();
-        cells.retain(|&cell| {
-            if !pos.is_empty(cell) {
-                return false;
-            }
-            if pos.class(cell, me) >= C_FOUR {
-                return true;
-            }
-            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
-                return false;
-            }
-            pos.make(cell, me);
-            let stops = pos.count(opp, C_WIN_NEXT) == 0;
-            pos.unmake(cell);
-            stops
-        });
-        cells.sort_unstable();
-        cells
-    }
-
-    #[test]
-    fn the_reach_test_keeps_every_defence_against_an_open_three() {
-        let table = pattern::table_for(5, false).unwrap();
-        let mut rng = StdRng::seed_from_u64(7);
-        let mut checked = 0;
-        for _ in 0..3000 {
-            let mut board = Board::new(12, 12).unwrap();
-            let mut stone = Stone::Black;
-            for _ in 0..rng.gen_range(6..30) {
-                let mv = Move::new(rng.gen_range(3..9), rng.gen_range(3..9));
-                if board.is_empty_cell(mv) {
-                    board.play(mv, stone).unwrap();
-                    stone = stone.opponent();
-                }
-            }
-            let me = board.side_to_move().unwrap();
-            let mut pos = Position::new(&board, table);
-            if pos.count(me.opponent(), C_WIN) > 0 || pos.count(me.opponent(), C_WIN_NEXT) == 0 {
-                continue;
-            }
-            let mut list = Vec::new();
-            assert_eq!(
-                generate_moves(&mut pos, &[], me, &mut list),
-                MoveSet::Defence
-            );
-            let mut generated: Vec<usize> = list.iter().map(|&(c, _)| c).collect();
-            generated.sort_unstable();
-            assert_eq!(
-                generated,
-                defences_by_trial(&mut pos, me),
-                "{:?}",
-                board.to_rows()
-            );
-            checked += 1;
-        }
-        assert!(checked > 100, "only {checked} positions with an open three");
     }
 }

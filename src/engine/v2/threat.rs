@@ -4,9 +4,11 @@
 //! here is a forced win under the rule of the pattern table (exact five by default), because each
 //! four is read from that table and the defender's own fives are checked at every step.
 
+use super::movegen::generate_moves;
 use super::pattern::{C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
-use super::search::Searcher;
+use super::position::Position;
 use crate::board::Stone;
+use crate::engine::time::SearchClock;
 
 /// Positions where a VCF or VCT search failed, with the depth it failed at (a direct-mapped
 /// table: a newer failure takes the slot). The key tells the search and the attacker apart.
@@ -34,25 +36,54 @@ impl FailureCache {
     }
 }
 
+/// The threat searches' memory between calls: scratch lists per ply, the failures already proven,
+/// and the anchors that restrict a threat to the reach of the last one. The position and the
+/// limits come with each call.
+pub struct ThreatSearch {
+    cell_lists: Vec<Vec<usize>>,
+    failures: FailureCache,
+    /// The attacker's previous four inside a VCF, whose reach bounds the next one.
+    last_four: Option<usize>,
+    /// Inside a VCT: the attacker's last threat, and the stone it blocked a four with since.
+    last_threat: [Option<usize>; 2],
+}
+
 /// What a restricted threat search mixes into its failure key for the cell bounding it, so that
 /// its failures are not taken for those of a search bounded elsewhere (or not at all).
 fn anchor_key(anchor: Option<usize>, salt: u64) -> u64 {
     anchor.map_or(0, |c| (c as u64 + salt).wrapping_mul(0xD6E8_FEB8_6659_FD93))
 }
 
-impl Searcher<'_> {
+impl ThreatSearch {
+    /// Scratch lists for `plies` plies of threat search.
+    pub fn new(plies: usize) -> ThreatSearch {
+        ThreatSearch {
+            cell_lists: (0..=plies).map(|_| Vec::new()).collect(),
+            failures: FailureCache::new(),
+            last_four: None,
+            last_threat: [None, None],
+        }
+    }
+
     /// Plies to the attacker's five (counting the attacker's moves and the forced replies) when
     /// `att`, to move, wins by continuous fours within `depth` fours; 0 when none is found.
     /// `ply` indexes the scratch buffers.
-    pub fn vcf(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
-        if self.tick() {
+    pub fn vcf(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
+        if clock.tick() {
             return 0;
         }
         let def = att.opponent();
-        if self.pos.count(att, C_WIN) > 0 {
+        if pos.count(att, C_WIN) > 0 {
             return 1;
         }
-        let def_fives = self.pos.count(def, C_WIN);
+        let def_fives = pos.count(def, C_WIN);
         if def_fives >= 2 || depth == 0 || ply >= self.cell_lists.len() {
             return 0;
         }
@@ -60,92 +91,96 @@ impl Searcher<'_> {
         // was already there before it and could have been played first (the dependency idea of
         // Allis' threat-space search). The failure key tells the restricted searches apart.
         let last_four = self.last_four;
-        let key = self.pos.hash()
+        let key = pos.hash()
             ^ (att.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ anchor_key(last_four, 7);
-        if self.threat_failures.failed(key, depth) {
+        if self.failures.failed(key, depth) {
             return 0;
         }
         let mut fours = std::mem::take(&mut self.cell_lists[ply]);
         if def_fives == 1 {
             fours.clear();
-            if let Some(block) = self.pos.find_win(def) {
-                if self.pos.class(block, att) >= C_FOUR {
+            if let Some(block) = pos.find_win(def) {
+                if pos.class(block, att) >= C_FOUR {
                     fours.push(block);
                 }
             }
         } else {
             match last_four {
-                Some(anchor) => self
-                    .pos
-                    .cells_of_class_near(att, C_FOUR, &[anchor], &mut fours),
-                None => self.pos.cells_of_class(att, C_FOUR, &mut fours),
+                Some(anchor) => pos.cells_of_class_near(att, C_FOUR, &[anchor], &mut fours),
+                None => pos.cells_of_class(att, C_FOUR, &mut fours),
             }
-            let pos = &self.pos;
+            let pos = &*pos;
             fours.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
         }
         let mut result = 0;
         for &cell in &fours {
-            if self.pos.class(cell, att) >= C_WIN_NEXT {
+            if pos.class(cell, att) >= C_WIN_NEXT {
                 // An open four or two fours: the defender, without a five of its own (its only
                 // one, if any, is this very cell), can fill only one completion.
                 result = 3;
                 break;
             }
-            self.pos.make(cell, att);
-            if self.pos.count(def, C_WIN) == 0 {
-                if let Some(reply) = self.pos.find_win_near(att, cell) {
-                    self.pos.make(reply, def);
+            pos.make(cell, att);
+            if pos.count(def, C_WIN) == 0 {
+                if let Some(reply) = pos.find_win_near(att, cell) {
+                    pos.make(reply, def);
                     self.last_four = Some(cell);
-                    let plies = self.vcf(att, depth - 1, ply + 1);
+                    let plies = self.vcf(pos, clock, att, depth - 1, ply + 1);
                     self.last_four = last_four;
-                    self.pos.unmake(reply);
+                    pos.unmake(reply);
                     if plies > 0 {
                         result = plies + 2;
                     }
                 }
             }
-            self.pos.unmake(cell);
-            if result > 0 || self.aborted {
+            pos.unmake(cell);
+            if result > 0 || clock.stopped() {
                 break;
             }
         }
         self.cell_lists[ply] = fours;
-        if result == 0 && !self.aborted {
-            self.threat_failures.record(key, depth);
+        if result == 0 && !clock.stopped() {
+            self.failures.record(key, depth);
         }
         result
     }
 
     /// The first four of a VCF for `att`, with the plies to the five.
-    pub fn vcf_root(&mut self, att: Stone, depth: u32) -> Option<(usize, i32)> {
+    pub fn vcf_root(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        depth: u32,
+    ) -> Option<(usize, i32)> {
         let def = att.opponent();
-        if let Some(five) = self.pos.find_win(att) {
+        if let Some(five) = pos.find_win(att) {
             return Some((five, 1));
         }
-        if self.pos.count(def, C_WIN) >= 2 {
+        if pos.count(def, C_WIN) >= 2 {
             return None;
         }
         let mut fours = Vec::new();
-        if let Some(block) = self.pos.find_win(def) {
-            if self.pos.class(block, att) >= C_FOUR {
+        if let Some(block) = pos.find_win(def) {
+            if pos.class(block, att) >= C_FOUR {
                 fours.push(block);
             }
         } else {
-            self.pos.cells_of_class(att, C_FOUR, &mut fours);
+            pos.cells_of_class(att, C_FOUR, &mut fours);
         }
         for cell in fours {
-            self.pos.make(cell, att);
-            let plies = if self.pos.count(def, C_WIN) > 0 {
+            pos.make(cell, att);
+            let plies = if pos.count(def, C_WIN) > 0 {
                 0
-            } else if self.pos.count(att, C_WIN) >= 2 {
+            } else if pos.count(att, C_WIN) >= 2 {
                 3
-            } else if let Some(reply) = self.pos.find_win(att) {
-                self.pos.make(reply, def);
+            } else if let Some(reply) = pos.find_win(att) {
+                pos.make(reply, def);
                 self.last_four = Some(cell);
-                let plies = self.vcf(att, depth.saturating_sub(1), 0);
+                let plies = self.vcf(pos, clock, att, depth.saturating_sub(1), 0);
                 self.last_four = None;
-                self.pos.unmake(reply);
+                pos.unmake(reply);
                 if plies > 0 {
                     plies + 2
                 } else {
@@ -154,8 +189,8 @@ impl Searcher<'_> {
             } else {
                 0
             };
-            self.pos.unmake(cell);
-            if self.aborted {
+            pos.unmake(cell);
+            if clock.stopped() {
                 return None;
             }
             if plies > 0 {
@@ -164,103 +199,112 @@ impl Searcher<'_> {
         }
         None
     }
-}
 
-impl Searcher<'_> {
     /// Plies to the attacker's five when `att`, to move, wins by a sequence of fours and threes
     /// (VCT) of at most `depth` attacker threats; 0 when none is found. After a three, every
     /// defence (the cells that take away the coming open four, and the defender's own fours) is
     /// tried; a defender's four is blocked and the attack goes on if its threat still stands. So
     /// a VCT found here is a forced win under the rule of the pattern table.
-    pub fn vct(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
-        if self.tick() {
+    pub fn vct(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
+        if clock.tick() {
             return 0;
         }
         let def = att.opponent();
-        if self.pos.count(att, C_WIN) > 0 {
+        if pos.count(att, C_WIN) > 0 {
             return 1;
         }
-        let def_fives = self.pos.count(def, C_WIN);
+        let def_fives = pos.count(def, C_WIN);
         if def_fives >= 2 || ply + 2 >= self.cell_lists.len() {
             return 0;
         }
         if def_fives == 1 {
             // The defender's four must be blocked; the attack survives only if the attacker
             // still threatens something afterwards.
-            let Some(block) = self.pos.find_win(def) else {
+            let Some(block) = pos.find_win(def) else {
                 return 0;
             };
-            self.pos.make(block, att);
+            pos.make(block, att);
             let anchors = self.last_threat;
             self.last_threat[1] = Some(block);
-            let plies = self.defender_turn(att, depth, ply + 1);
+            let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
             self.last_threat = anchors;
-            self.pos.unmake(block);
-            return if plies > 0 && !self.aborted {
+            pos.unmake(block);
+            return if plies > 0 && !clock.stopped() {
                 plies + 1
             } else {
                 0
             };
         }
-        if self.pos.count(att, C_WIN_NEXT) > 0 {
+        if pos.count(att, C_WIN_NEXT) > 0 {
             return 3;
         }
         if depth == 0 {
             return 0;
         }
         // Facing an open three, only fours keep the initiative.
-        if self.pos.count(def, C_WIN_NEXT) > 0 {
-            return self.vcf(att, depth, ply);
+        if pos.count(def, C_WIN_NEXT) > 0 {
+            return self.vcf(pos, clock, att, depth, ply);
         }
         // As in the VCF, a threat after the first must be within reach of the attacker's last
         // threat (or of the stone that blocked a defender's four since).
         let anchors = self.last_threat;
-        let key = self.pos.hash()
+        let key = pos.hash()
             ^ (att.index() as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
             ^ anchor_key(anchors[0], 11)
             ^ anchor_key(anchors[1], 4093).rotate_left(17);
-        if self.threat_failures.failed(key, depth) {
+        if self.failures.failed(key, depth) {
             return 0;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
         match anchors {
-            [Some(threat), None] => {
-                self.pos
-                    .cells_of_class_near(att, C_THREE, &[threat], &mut threats)
-            }
+            [Some(threat), None] => pos.cells_of_class_near(att, C_THREE, &[threat], &mut threats),
             [Some(threat), Some(block)] => {
-                self.pos
-                    .cells_of_class_near(att, C_THREE, &[threat, block], &mut threats)
+                pos.cells_of_class_near(att, C_THREE, &[threat, block], &mut threats)
             }
-            _ => self.pos.cells_of_class(att, C_THREE, &mut threats),
+            _ => pos.cells_of_class(att, C_THREE, &mut threats),
         }
         {
-            let pos = &self.pos;
+            let pos = &*pos;
             threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
         }
         let mut result = 0;
         for &cell in &threats {
-            result = self.vct_move(att, cell, depth, ply);
-            if result > 0 || self.aborted {
+            result = self.vct_move(pos, clock, att, cell, depth, ply);
+            if result > 0 || clock.stopped() {
                 break;
             }
         }
         self.cell_lists[ply] = threats;
-        if result == 0 && !self.aborted {
-            self.threat_failures.record(key, depth);
+        if result == 0 && !clock.stopped() {
+            self.failures.record(key, depth);
         }
         result
     }
 
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
-    fn vct_move(&mut self, att: Stone, cell: usize, depth: u32, ply: usize) -> i32 {
-        self.pos.make(cell, att);
+    fn vct_move(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        cell: usize,
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
+        pos.make(cell, att);
         let anchors = self.last_threat;
         self.last_threat = [Some(cell), None];
-        let plies = self.defender_turn(att, depth - 1, ply + 1);
+        let plies = self.defender_turn(pos, clock, att, depth - 1, ply + 1);
         self.last_threat = anchors;
-        self.pos.unmake(cell);
-        if plies > 0 && !self.aborted {
+        pos.unmake(cell);
+        if plies > 0 && !clock.stopped() {
             plies + 1
         } else {
             0
@@ -269,30 +313,37 @@ impl Searcher<'_> {
 
     /// The defender to move against the attacker's threat: plies to the attacker's five over
     /// every reply, or 0 when a reply escapes (or the attacker threatens nothing).
-    fn defender_turn(&mut self, att: Stone, depth: u32, ply: usize) -> i32 {
+    fn defender_turn(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
         let def = att.opponent();
-        let att_fives = self.pos.count(att, C_WIN);
-        if self.pos.count(def, C_WIN) > 0 {
+        let att_fives = pos.count(att, C_WIN);
+        if pos.count(def, C_WIN) > 0 {
             return 0;
         }
         if att_fives >= 2 {
             return 2;
         }
-        if att_fives == 0 && self.pos.count(att, C_WIN_NEXT) == 0 {
+        if att_fives == 0 && pos.count(att, C_WIN_NEXT) == 0 {
             return 0;
         }
         let mut replies = Vec::new();
-        super::search::generate_moves(&mut self.pos, &[], def, &mut replies);
+        generate_moves(pos, &[], def, &mut replies);
         if replies.is_empty() {
             // No defence and no four: open four next, then five.
             return 4;
         }
         let mut longest = 0;
         for (reply, _) in replies {
-            self.pos.make(reply, def);
-            let plies = self.vct(att, depth, ply + 1);
-            self.pos.unmake(reply);
-            if plies == 0 || self.aborted {
+            pos.make(reply, def);
+            let plies = self.vct(pos, clock, att, depth, ply + 1);
+            pos.unmake(reply);
+            if plies == 0 || clock.stopped() {
                 return 0;
             }
             longest = longest.max(plies + 1);
@@ -302,22 +353,28 @@ impl Searcher<'_> {
 
     /// The first move of a VCT for `att` (to move, facing no four and no open three), searched
     /// with growing depth until a win, `max_depth`, or the searcher's limits.
-    pub fn vct_root(&mut self, att: Stone, max_depth: u32) -> Option<(usize, i32)> {
+    pub fn vct_root(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        max_depth: u32,
+    ) -> Option<(usize, i32)> {
         let def = att.opponent();
-        if self.pos.count(def, C_WIN) > 0 || self.pos.count(def, C_WIN_NEXT) > 0 {
+        if pos.count(def, C_WIN) > 0 || pos.count(def, C_WIN_NEXT) > 0 {
             return None;
         }
         let mut threats = Vec::new();
-        self.pos.cells_of_class(att, C_THREE, &mut threats);
+        pos.cells_of_class(att, C_THREE, &mut threats);
         {
-            let pos = &self.pos;
+            let pos = &*pos;
             threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
         }
         let mut depth = 2;
         while depth <= max_depth {
             for &cell in &threats {
-                let plies = self.vct_move(att, cell, depth, 0);
-                if self.aborted {
+                let plies = self.vct_move(pos, clock, att, cell, depth, 0);
+                if clock.stopped() {
                     return None;
                 }
                 if plies > 0 {
