@@ -14,6 +14,7 @@ use super::types::{is_mate, mate_in, mated_in, Score};
 use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone};
 use movegen::MoveSet;
+use pattern::Class;
 use position::Position;
 use search::{Searcher, CHECK_EVERY, ROOT_VCF_DEPTH};
 
@@ -147,9 +148,7 @@ fn think(
     if root.is_empty() && set == MoveSet::Defence {
         // Lost against any defence: block the strongest threat anyway (the opponent may err).
         let mut all = Vec::new();
-        searcher
-            .pos
-            .cells_of_class(opp, pattern::C_WIN_NEXT, &mut all);
+        searcher.pos.cells_of_class(opp, Class::WinNext, &mut all);
         let cell = all
             .first()
             .copied()
@@ -169,7 +168,7 @@ fn think(
     root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if root.len() == 1 || set == MoveSet::ForcedBlock {
         // Two cells that each make the opponent's five: the block of one loses to the other.
-        let score = if searcher.pos.count(opp, pattern::C_WIN) >= 2 {
+        let score = if searcher.pos.count(opp, Class::Win) >= 2 {
             mated_in(2)
         } else {
             searcher.evaluate(me)

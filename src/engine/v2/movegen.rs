@@ -3,7 +3,7 @@
 //! that take its threat away, tried by playing them after a cheap reach test). The threat
 //! searches generate the defender's replies here too.
 
-use super::pattern::{self, C_FOUR, C_WIN_NEXT};
+use super::pattern::{Class, Pattern};
 use super::position::Position;
 use crate::board::Stone;
 
@@ -35,7 +35,7 @@ pub fn generate_moves(
         list.push((block, 0));
         return MoveSet::ForcedBlock;
     }
-    let defending = pos.count(opp, C_WIN_NEXT) > 0;
+    let defending = pos.count(opp, Class::WinNext) > 0;
     // The opponent's winning-next cells: a stone changes the patterns only of the cells within
     // reach along its four lines, so a defence must be within reach of every one of them.
     let mut threats = [0usize; MAX_THREAT_CELLS];
@@ -43,7 +43,7 @@ pub fn generate_moves(
     if defending {
         for &cell in pos.candidates() {
             let cell = cell as usize;
-            if pos.is_empty(cell) && pos.class(cell, opp) == C_WIN_NEXT {
+            if pos.is_empty(cell) && pos.class(cell, opp) == Class::WinNext {
                 if threat_count == MAX_THREAT_CELLS {
                     // Too many to be worth the test; the trial below decides alone.
                     threat_count = 0;
@@ -60,10 +60,10 @@ pub fn generate_moves(
         if !pos.is_empty(cell) {
             continue;
         }
-        if defending && pos.class(cell, me) < C_FOUR {
+        if defending && pos.class(cell, me) < Class::Four {
             // Only a cell where the opponent could make a four can take away the threat of an
             // open four (or of two fours); check that it really does.
-            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4)
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= Pattern::B4)
                 || !threats[..threat_count]
                     .iter()
                     .all(|&threat| pos.within_reach(cell, threat))
@@ -71,7 +71,7 @@ pub fn generate_moves(
                 continue;
             }
             pos.make(cell, me);
-            let stops_threat = pos.count(opp, C_WIN_NEXT) == 0;
+            let stops_threat = pos.count(opp, Class::WinNext) == 0;
             pos.unmake(cell);
             if !stops_threat {
                 continue;
@@ -91,9 +91,9 @@ fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> 
     let attack = pos.value(cell, me);
     let defence = pos.value(cell, opp);
     let mut score = attack * 4 + defence * 3;
-    if pos.class(cell, me) >= pattern::C_FOUR_THREE {
+    if pos.class(cell, me) >= Class::FourThree {
         score += 20_000;
-    } else if pos.class(cell, opp) >= pattern::C_FOUR_THREE {
+    } else if pos.class(cell, opp) >= Class::FourThree {
         score += 10_000;
     }
     score
@@ -106,7 +106,7 @@ fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> 
 mod tests {
     use super::*;
     use crate::board::{Board, Move};
-    use pattern::C_WIN;
+    use crate::engine::v2::pattern;
     use rand::{rngs::StdRng, Rng, SeedableRng};
 
     /// The defences of the unfiltered rule: every cell where the opponent could make a four,
@@ -118,14 +118,14 @@ mod tests {
             if !pos.is_empty(cell) {
                 return false;
             }
-            if pos.class(cell, me) >= C_FOUR {
+            if pos.class(cell, me) >= Class::Four {
                 return true;
             }
-            if !(0..4).any(|d| pos.code(cell, opp, d) >= pattern::B4) {
+            if !(0..4).any(|d| pos.code(cell, opp, d) >= Pattern::B4) {
                 return false;
             }
             pos.make(cell, me);
-            let stops = pos.count(opp, C_WIN_NEXT) == 0;
+            let stops = pos.count(opp, Class::WinNext) == 0;
             pos.unmake(cell);
             stops
         });
@@ -150,7 +150,9 @@ mod tests {
             }
             let me = board.side_to_move().unwrap();
             let mut pos = Position::new(&board, table);
-            if pos.count(me.opponent(), C_WIN) > 0 || pos.count(me.opponent(), C_WIN_NEXT) == 0 {
+            if pos.count(me.opponent(), Class::Win) > 0
+                || pos.count(me.opponent(), Class::WinNext) == 0
+            {
                 continue;
             }
             let mut list = Vec::new();

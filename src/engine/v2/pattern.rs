@@ -10,17 +10,61 @@
 
 use std::sync::OnceLock;
 
-/// Per-direction pattern codes, ordered by strength.
-pub const DEAD: u8 = 0;
-pub const B1: u8 = 1;
-pub const F1: u8 = 2;
-pub const B2: u8 = 3;
-pub const F2: u8 = 4;
-pub const B3: u8 = 5;
-pub const F3: u8 = 6;
-pub const B4: u8 = 7;
-pub const F4: u8 = 8;
-pub const F5: u8 = 9;
+/// What playing a cell makes in one line for one colour, weakest first (Rapfi's names: B for
+/// "blocked", one way to grow; F for "free", two). Diagrams for the exact-five rule, the cell
+/// played marked `*`, own stones `x`, empty cells `.`, `o` an opponent's stone or the edge; a
+/// pattern is defined by what one more stone can make of it, so the diagrams are examples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Pattern {
+    /// No five can ever come of it: `o*xxo`, or `xx*xxx` (six, no five under the exact rule).
+    Dead = 0,
+    /// One more stone makes a `B2`: `o*....`.
+    B1 = 1,
+    /// One more stone makes an `F2`: `...*...`.
+    F1 = 2,
+    /// One more stone makes a `B3`: `o*x...`.
+    B2 = 3,
+    /// One more stone makes an `F3`: `..*x...`.
+    F2 = 4,
+    /// One more stone makes a (blocked) four: `o*xx..`, `.x*.x.o`.
+    B3 = 5,
+    /// An open three: one more stone makes an open four, `..*xx..`, `.x*.x.`.
+    F3 = 6,
+    /// A four: exactly one empty cell makes five, `o*xxx.`, `xx*.x`, `.xx*x.x.` (the other end
+    /// would make six).
+    B4 = 7,
+    /// An open four: two cells make five, `.*xxx.`.
+    F4 = 8,
+    /// Five, exactly: `x*xxx`.
+    F5 = 9,
+}
+
+impl Pattern {
+    /// The pattern a 4-bit code of a position's word holds (codes past `F5` never occur).
+    #[inline(always)]
+    pub fn from_bits(bits: u16) -> Pattern {
+        const BY_BITS: [Pattern; 16] = [
+            Pattern::Dead,
+            Pattern::B1,
+            Pattern::F1,
+            Pattern::B2,
+            Pattern::F2,
+            Pattern::B3,
+            Pattern::F3,
+            Pattern::B4,
+            Pattern::F4,
+            Pattern::F5,
+            Pattern::F5,
+            Pattern::F5,
+            Pattern::F5,
+            Pattern::F5,
+            Pattern::F5,
+            Pattern::F5,
+        ];
+        BY_BITS[(bits & 0xF) as usize]
+    }
+}
 
 /// Cells seen on each side of the centre.
 pub const HALF: usize = 5;
@@ -32,13 +76,12 @@ const LINE: usize = 2 * HALF + 1;
 const CENTRE: usize = HALF;
 /// Relative states: eight inner cells with three states, the two outermost only own or not.
 const REL_STATES: usize = 6561 * 4;
-const UNKNOWN: u8 = 0xFF;
 
 /// Classifies lines for one rule, memoised over relative line states.
 struct Classifier {
     k: usize,
     overline_wins: bool,
-    memo: Vec<u8>,
+    memo: Vec<Option<Pattern>>,
 }
 
 fn rel_index(line: &[u8; LINE]) -> usize {
@@ -63,15 +106,16 @@ fn run_through_centre(line: &[u8; LINE]) -> usize {
     1 + left + right
 }
 
-fn demote(code: u8) -> u8 {
+/// What a pattern was one stone earlier: the line that one stone turns into `code`.
+fn demote(code: Pattern) -> Pattern {
     match code {
-        F4 => F3,
-        B4 => B3,
-        F3 => F2,
-        B3 => B2,
-        F2 => F1,
-        B2 => B1,
-        _ => DEAD,
+        Pattern::F4 => Pattern::F3,
+        Pattern::B4 => Pattern::B3,
+        Pattern::F3 => Pattern::F2,
+        Pattern::B3 => Pattern::B2,
+        Pattern::F2 => Pattern::F1,
+        Pattern::B2 => Pattern::B1,
+        _ => Pattern::Dead,
     }
 }
 
@@ -85,17 +129,17 @@ impl Classifier {
     }
 
     /// What the centre (already holding an own stone) amounts to in this line.
-    fn classify(&mut self, line: &mut [u8; LINE]) -> u8 {
+    fn classify(&mut self, line: &mut [u8; LINE]) -> Pattern {
         let idx = rel_index(line);
-        if self.memo[idx] != UNKNOWN {
-            return self.memo[idx];
+        if let Some(known) = self.memo[idx] {
+            return known;
         }
         let run = run_through_centre(line);
         let result = if self.wins(run) {
-            F5
+            Pattern::F5
         } else if run > self.k {
             // Already an overline through the centre: no stone added later can shorten it.
-            DEAD
+            Pattern::Dead
         } else {
             let inner = (1..LINE - 1).filter(|&i| i != CENTRE);
             let mut completions = 0;
@@ -110,7 +154,7 @@ impl Classifier {
             }
             match completions {
                 0 => {
-                    let mut best = DEAD;
+                    let mut best = Pattern::Dead;
                     for e in inner {
                         if line[e] == REL_EMPTY {
                             line[e] = REL_OWN;
@@ -120,11 +164,11 @@ impl Classifier {
                     }
                     best
                 }
-                1 => B4,
-                _ => F4,
+                1 => Pattern::B4,
+                _ => Pattern::F4,
             }
         };
-        self.memo[idx] = result;
+        self.memo[idx] = Some(result);
         result
     }
 }
@@ -139,8 +183,8 @@ const U16_RANGE: usize = 1 << 16;
 /// direction and colour, the state index itself, updated by adding a per-field delta when a
 /// stone lands nearby, so a lookup is one load.
 pub struct PatternTable {
-    /// Only the first `REL_STATES` entries are reachable; the rest stay `DEAD`.
-    codes: Box<[u8; U16_RANGE]>,
+    /// Only the first `REL_STATES` entries are reachable; the rest stay `Dead`.
+    codes: Box<[Pattern; U16_RANGE]>,
     /// Index increment when field `f` turns from empty to own (`[f][1]`) or blocked (`[f][0]`).
     deltas: [[u16; 2]; 2 * HALF],
 }
@@ -159,7 +203,7 @@ impl PatternTable {
         let mut classifier = Classifier {
             k,
             overline_wins,
-            memo: vec![UNKNOWN; REL_STATES],
+            memo: vec![None; REL_STATES],
         };
         let mut deltas = [[0u16; 2]; 2 * HALF];
         for (f, delta) in deltas.iter_mut().enumerate() {
@@ -174,7 +218,7 @@ impl PatternTable {
                 *slot = rel_index(&line) as u16;
             }
         }
-        let mut codes = Box::new([DEAD; U16_RANGE]);
+        let mut codes = Box::new([Pattern::Dead; U16_RANGE]);
         for (idx, code) in codes.iter_mut().enumerate().take(REL_STATES) {
             *code = classifier.classify(&mut decode(idx));
         }
@@ -189,14 +233,14 @@ impl PatternTable {
 
     /// Pattern made by playing the centre of a line in relative state `index`.
     #[inline]
-    pub fn code_at(&self, index: u16) -> u8 {
+    pub fn code_at(&self, index: u16) -> Pattern {
         self.codes[index as usize]
     }
 
     /// Pattern made by `colour` (0 black, 1 white) playing the centre of a line whose ten
     /// neighbours are `key` (two bits per field: 0 empty, 1 black, 2 white, 3 wall).
     #[cfg(test)]
-    pub fn code(&self, key: u32, colour: usize) -> u8 {
+    pub fn code(&self, key: u32, colour: usize) -> Pattern {
         let mut index = 0u16;
         for f in 0..2 * HALF {
             let value = (key >> (2 * f)) & 3;
@@ -238,22 +282,47 @@ pub fn table_for(k: usize, overline_wins: bool) -> Option<&'static PatternTable>
     Some(TABLES[slot].get_or_init(|| PatternTable::build(k, overline_wins)))
 }
 
-/// Combination classes of a cell for one colour, from its four directional patterns.
-pub const C_NONE: u8 = 0;
-pub const C_LOW: u8 = 1;
-/// Makes an open three somewhere.
-pub const C_THREE: u8 = 2;
-/// Makes two open threes.
-pub const C_DOUBLE_THREE: u8 = 3;
-/// Makes a (blockable) four.
-pub const C_FOUR: u8 = 4;
-/// Makes a four and an open three in other lines.
-pub const C_FOUR_THREE: u8 = 5;
-/// Makes an open four or two fours: wins next move unless the opponent wins first.
-pub const C_WIN_NEXT: u8 = 6;
-/// Makes five.
-pub const C_WIN: u8 = 7;
+/// What playing a cell makes for one colour, its four lines together, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Class {
+    /// Nothing in any line.
+    Nothing = 0,
+    /// Something below an open three (a two, a blocked three).
+    Low = 1,
+    /// An open three somewhere (`F3`).
+    Three = 2,
+    /// Two open threes.
+    DoubleThree = 3,
+    /// A (blockable) four.
+    Four = 4,
+    /// A four and an open three in another line.
+    FourThree = 5,
+    /// An open four or two fours: wins next move unless the opponent wins first.
+    WinNext = 6,
+    /// Five.
+    Win = 7,
+}
+
 pub const NUM_CLASSES: usize = 8;
+
+impl Class {
+    /// The class of a combination entry's top bits.
+    #[inline(always)]
+    fn from_bits(bits: u16) -> Class {
+        const BY_BITS: [Class; NUM_CLASSES] = [
+            Class::Nothing,
+            Class::Low,
+            Class::Three,
+            Class::DoubleThree,
+            Class::Four,
+            Class::FourThree,
+            Class::WinNext,
+            Class::Win,
+        ];
+        BY_BITS[(bits as usize) & (NUM_CLASSES - 1)]
+    }
+}
 
 /// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes),
 /// packed in one entry (class in the top three bits) so that an update reads one table.
@@ -266,8 +335,8 @@ const VALUE_MASK: u16 = (1 << CLASS_SHIFT) - 1;
 
 impl Combos {
     #[inline]
-    pub fn class(&self, word: u16) -> u8 {
-        (self.entries[word as usize] >> CLASS_SHIFT) as u8
+    pub fn class(&self, word: u16) -> Class {
+        Class::from_bits(self.entries[word as usize] >> CLASS_SHIFT)
     }
 
     #[inline]
@@ -284,38 +353,38 @@ impl Combos {
 }
 
 /// Value of one directional pattern for the cell's potential (what the colour could make there),
-/// indexed by code (`DEAD` to `F5`). The open two (`F2`) is worth less than the broken three
+/// indexed by pattern (`Dead` to `F5`). The open two (`F2`) is worth less than the broken three
 /// (`B3`): head to head at 100 ms, 10 gained about 70 Elo over 14 and 20 lost over 100
 /// (docs/engine.md).
 const DIR_VALUE: [i16; 10] = [0, 1, 3, 5, 10, 14, 40, 45, 140, 800];
 
-fn combine(word: u16) -> (u8, i16) {
-    let codes: [u8; 4] = std::array::from_fn(|d| ((word >> (4 * d)) & 0xF) as u8);
-    let count = |c: u8| codes.iter().filter(|&&x| x == c).count();
-    let fives = count(F5);
-    let open_fours = count(F4);
-    let fours = count(B4);
-    let open_threes = count(F3);
-    let mut value: i16 = codes.iter().map(|&c| DIR_VALUE[c.min(9) as usize]).sum();
+fn combine(word: u16) -> (Class, i16) {
+    let codes: [Pattern; 4] = std::array::from_fn(|d| Pattern::from_bits(word >> (4 * d)));
+    let count = |c: Pattern| codes.iter().filter(|&&x| x == c).count();
+    let fives = count(Pattern::F5);
+    let open_fours = count(Pattern::F4);
+    let fours = count(Pattern::B4);
+    let open_threes = count(Pattern::F3);
+    let mut value: i16 = codes.iter().map(|&c| DIR_VALUE[c as usize]).sum();
     let class = if fives > 0 {
-        C_WIN
+        Class::Win
     } else if open_fours > 0 || fours >= 2 {
         value += 300;
-        C_WIN_NEXT
+        Class::WinNext
     } else if fours == 1 && open_threes > 0 {
         value += 150;
-        C_FOUR_THREE
+        Class::FourThree
     } else if fours == 1 {
-        C_FOUR
+        Class::Four
     } else if open_threes >= 2 {
         value += 80;
-        C_DOUBLE_THREE
+        Class::DoubleThree
     } else if open_threes == 1 {
-        C_THREE
-    } else if codes.iter().any(|&c| c >= B1) {
-        C_LOW
+        Class::Three
+    } else if codes.iter().any(|&c| c >= Pattern::B1) {
+        Class::Low
     } else {
-        C_NONE
+        Class::Nothing
     };
     (class, value)
 }
@@ -364,39 +433,82 @@ mod tests {
     #[test]
     fn exact_five_patterns() {
         let t = table_for(5, false).unwrap();
-        assert_eq!(t.code(key(".xxxx_....."), 0), F5);
-        assert_eq!(t.code(key("xxxxx_....."), 0), DEAD, "six is no five");
-        assert_eq!(t.code(key("..xxx_xx..."), 0), DEAD, "gap fill making six");
-        assert_eq!(t.code(key("...xx_xx..."), 0), F5);
+        assert_eq!(t.code(key(".xxxx_....."), 0), Pattern::F5);
+        assert_eq!(
+            t.code(key("xxxxx_....."), 0),
+            Pattern::Dead,
+            "six is no five"
+        );
+        assert_eq!(
+            t.code(key("..xxx_xx..."), 0),
+            Pattern::Dead,
+            "gap fill making six"
+        );
+        assert_eq!(t.code(key("...xx_xx..."), 0), Pattern::F5);
         // A four whose other completion would make six is a single four.
-        assert_eq!(t.code(key("...xx_x.x.."), 0), B4);
-        assert_eq!(t.code(key("....x_xx..."), 0), F4);
-        assert_eq!(t.code(key("...ox_xx..."), 0), B4);
-        assert_eq!(t.code(key("..x.x_xx..."), 0), B4);
-        assert_eq!(t.code(key("....._xx..."), 0), F3);
-        assert_eq!(t.code(key("....o_xx..."), 0), B3);
-        assert_eq!(t.code(key("....._x...."), 0), F2);
+        assert_eq!(t.code(key("...xx_x.x.."), 0), Pattern::B4);
+        assert_eq!(t.code(key("....x_xx..."), 0), Pattern::F4);
+        assert_eq!(t.code(key("...ox_xx..."), 0), Pattern::B4);
+        assert_eq!(t.code(key("..x.x_xx..."), 0), Pattern::B4);
+        assert_eq!(t.code(key("....._xx..."), 0), Pattern::F3);
+        assert_eq!(t.code(key("....o_xx..."), 0), Pattern::B3);
+        assert_eq!(t.code(key("....._x...."), 0), Pattern::F2);
         // White reads the same table with colours swapped.
-        assert_eq!(t.code(key("....o_oo..."), 1), F4);
+        assert_eq!(t.code(key("....o_oo..."), 1), Pattern::F4);
         let free = table_for(5, true).unwrap();
-        assert_eq!(free.code(key("..xxx_xx..."), 0), F5);
+        assert_eq!(free.code(key("..xxx_xx..."), 0), Pattern::F5);
     }
 
     #[test]
     fn combinations() {
         let c = combos();
-        let word = |codes: [u8; 4]| -> u16 {
+        let word = |codes: [Pattern; 4]| -> u16 {
             codes
                 .iter()
                 .enumerate()
                 .map(|(d, &x)| (x as u16) << (4 * d))
                 .sum()
         };
-        assert_eq!(c.class(word([B4, B4, 0, 0])), C_WIN_NEXT);
-        assert_eq!(c.class(word([B4, F3, 0, 0])), C_FOUR_THREE);
-        assert_eq!(c.class(word([F3, F3, 0, 0])), C_DOUBLE_THREE);
-        assert_eq!(c.class(word([F5, 0, 0, 0])), C_WIN);
+        assert_eq!(
+            c.class(word([
+                Pattern::B4,
+                Pattern::B4,
+                Pattern::Dead,
+                Pattern::Dead
+            ])),
+            Class::WinNext
+        );
+        assert_eq!(
+            c.class(word([
+                Pattern::B4,
+                Pattern::F3,
+                Pattern::Dead,
+                Pattern::Dead
+            ])),
+            Class::FourThree
+        );
+        assert_eq!(
+            c.class(word([
+                Pattern::F3,
+                Pattern::F3,
+                Pattern::Dead,
+                Pattern::Dead
+            ])),
+            Class::DoubleThree
+        );
+        assert_eq!(
+            c.class(word([
+                Pattern::F5,
+                Pattern::Dead,
+                Pattern::Dead,
+                Pattern::Dead
+            ])),
+            Class::Win
+        );
         // The largest value (four fives and the bonus) fits the packed entry.
-        assert_eq!(c.value(word([F5, F5, F5, F5])), 4 * 800);
+        assert_eq!(
+            c.value(word([Pattern::F5, Pattern::F5, Pattern::F5, Pattern::F5])),
+            4 * 800
+        );
     }
 }

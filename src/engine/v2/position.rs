@@ -1,7 +1,7 @@
 //! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
-use super::pattern::{self, Combos, PatternTable, HALF, NUM_CLASSES};
+use super::pattern::{self, Class, Combos, Pattern, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
 use crate::engine::zobrist::zobrist;
 
@@ -188,19 +188,19 @@ impl Position {
 
     /// Number of empty cells where `colour` would make a pattern of class `class`.
     #[inline]
-    pub fn count(&self, colour: Stone, class: u8) -> u32 {
+    pub fn count(&self, colour: Stone, class: Class) -> u32 {
         self.class_counts[colour.index()][class as usize]
     }
 
     /// Number of empty cells of class `class` or better.
-    pub fn count_at_least(&self, colour: Stone, class: u8) -> u32 {
+    pub fn count_at_least(&self, colour: Stone, class: Class) -> u32 {
         self.class_counts[colour.index()][class as usize..]
             .iter()
             .sum()
     }
 
     #[inline]
-    pub fn class(&self, cell: usize, colour: Stone) -> u8 {
+    pub fn class(&self, cell: usize, colour: Stone) -> Class {
         self.combos.class(self.words[cell][colour.index()])
     }
 
@@ -211,8 +211,8 @@ impl Position {
 
     /// Directional pattern code of `colour` at `cell` in direction `d`.
     #[inline]
-    pub fn code(&self, cell: usize, colour: Stone, d: usize) -> u8 {
-        ((self.words[cell][colour.index()] >> (4 * d)) & 0xF) as u8
+    pub fn code(&self, cell: usize, colour: Stone, d: usize) -> Pattern {
+        Pattern::from_bits(self.words[cell][colour.index()] >> (4 * d))
     }
 
     pub fn value_sum(&self, colour: Stone) -> i32 {
@@ -220,7 +220,7 @@ impl Position {
     }
 
     /// The empty candidate cells where `colour` has class `class` or better.
-    pub fn cells_of_class(&self, colour: Stone, class: u8, out: &mut Vec<usize>) {
+    pub fn cells_of_class(&self, colour: Stone, class: Class, out: &mut Vec<usize>) {
         out.clear();
         for &c in &self.candidates {
             let c = c as usize;
@@ -259,7 +259,7 @@ impl Position {
     pub fn cells_of_class_near(
         &self,
         colour: Stone,
-        class: u8,
+        class: Class,
         anchors: &[usize],
         out: &mut Vec<usize>,
     ) {
@@ -279,23 +279,23 @@ impl Position {
     /// The cell where `colour` makes five, looked for on the lines through `cell` first: after
     /// `colour` makes a four at `cell`, its completion is there.
     pub fn find_win_near(&self, colour: Stone, cell: usize) -> Option<usize> {
-        if self.count(colour, pattern::C_WIN) == 0 {
+        if self.count(colour, Class::Win) == 0 {
             return None;
         }
         self.line_neighbours(cell, HALF - 1)
-            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
+            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == Class::Win)
             .or_else(|| self.find_win(colour))
     }
 
     /// First empty cell where `colour` makes five.
     pub fn find_win(&self, colour: Stone) -> Option<usize> {
-        if self.count(colour, pattern::C_WIN) == 0 {
+        if self.count(colour, Class::Win) == 0 {
             return None;
         }
         self.candidates
             .iter()
             .map(|&c| c as usize)
-            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == pattern::C_WIN)
+            .find(|&c| self.cells[c] == EMPTY && self.class(c, colour) == Class::Win)
     }
 
     fn word_from_lines(&self, cell: usize, colour: Stone) -> u16 {
@@ -542,21 +542,21 @@ mod tests {
         let pos = Position::new(&board, table);
         let (mut near, mut all) = (Vec::new(), Vec::new());
         for anchor in (0..pos.cells.len()).filter(|&c| pos.cells[c] != WALL) {
-            for class in [pattern::C_THREE, pattern::C_FOUR] {
+            for class in [Class::Three, Class::Four] {
                 pos.cells_of_class_near(Stone::Black, class, &[anchor], &mut near);
                 pos.cells_of_class(Stone::Black, class, &mut all);
                 all.retain(|&c| c != anchor && pos.within_reach(c, anchor));
                 near.sort_unstable();
                 all.sort_unstable();
-                assert_eq!(near, all, "anchor {anchor} class {class}");
+                assert_eq!(near, all, "anchor {anchor} class {class:?}");
             }
         }
         // Two anchors whose reaches overlap: the union of each one's cells, each once.
         let (a, b) = (pos.cell_of(Move::new(1, 3)), pos.cell_of(Move::new(3, 3)));
-        pos.cells_of_class_near(Stone::Black, pattern::C_THREE, &[a, b], &mut near);
+        pos.cells_of_class_near(Stone::Black, Class::Three, &[a, b], &mut near);
         let mut union = Vec::new();
         for anchor in [a, b] {
-            pos.cells_of_class_near(Stone::Black, pattern::C_THREE, &[anchor], &mut all);
+            pos.cells_of_class_near(Stone::Black, Class::Three, &[anchor], &mut all);
             union.extend_from_slice(&all);
         }
         let with_repeats = union.len();

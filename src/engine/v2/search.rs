@@ -4,7 +4,7 @@
 
 use super::eval::evaluate;
 use super::movegen::{generate_moves, MoveSet};
-use super::pattern::{C_DOUBLE_THREE, C_FOUR, C_FOUR_THREE, C_THREE, C_WIN, C_WIN_NEXT};
+use super::pattern::Class;
 use super::position::Position;
 use super::threat::ThreatSearch;
 use crate::board::Stone;
@@ -48,7 +48,7 @@ pub struct RootResult {
 /// what reductions and pruning may touch. Taking a single three's cell from the opponent only
 /// blocks a two, and such moves were most of every node's list.
 fn is_quiet(pos: &Position, cell: usize, me: Stone) -> bool {
-    pos.class(cell, me) < C_THREE && pos.class(cell, me.opponent()) < C_DOUBLE_THREE
+    pos.class(cell, me) < Class::Three && pos.class(cell, me.opponent()) < Class::DoubleThree
 }
 
 /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
@@ -99,7 +99,8 @@ impl Searcher {
     /// a lone broken three almost never starts a VCF (3 in 3,469 such leaves of a measured
     /// search) while its probes made most of the search's nodes.
     fn leaf(&mut self, clock: &mut SearchClock, me: Stone, ply: usize) -> i32 {
-        if self.pos.count(me, C_FOUR_THREE) > 0 || self.pos.count_at_least(me, C_FOUR) > 2 {
+        if self.pos.count(me, Class::FourThree) > 0 || self.pos.count_at_least(me, Class::Four) > 2
+        {
             let plies = self
                 .threats
                 .vcf(&mut self.pos, clock, me, LEAF_VCF_DEPTH, ply);
@@ -123,22 +124,24 @@ impl Searcher {
             return 0;
         }
         let opp = me.opponent();
-        if self.pos.count(me, C_WIN) > 0 {
+        if self.pos.count(me, Class::Win) > 0 {
             return mate_in(ply as i32 + 1);
         }
-        let opp_fives = self.pos.count(opp, C_WIN);
+        let opp_fives = self.pos.count(opp, Class::Win);
         if opp_fives >= 2 {
             return mated_in(ply as i32 + 2);
         }
         if self.pos.empties() == 0 {
             return 0;
         }
-        if opp_fives == 0 && self.pos.count(me, C_WIN_NEXT) > 0 {
+        if opp_fives == 0 && self.pos.count(me, Class::WinNext) > 0 {
             return mate_in(ply as i32 + 3);
         }
         // Two open threes at once win when the opponent cannot answer with a four: it blocks one
         // three, the other becomes an open four (no stone of the block lies on its line).
-        if self.pos.count_at_least(opp, C_FOUR) == 0 && self.pos.count(me, C_DOUBLE_THREE) > 0 {
+        if self.pos.count_at_least(opp, Class::Four) == 0
+            && self.pos.count(me, Class::DoubleThree) > 0
+        {
             return mate_in(ply as i32 + 5);
         }
         if ply >= MAX_PLY - 2 {
@@ -148,7 +151,7 @@ impl Searcher {
         // four, is searched on through its forced replies instead of being evaluated.
         if depth <= 0
             && opp_fives == 0
-            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, C_WIN_NEXT) == 0)
+            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, Class::WinNext) == 0)
         {
             return self.leaf(clock, me, ply);
         }
@@ -398,7 +401,7 @@ impl Searcher {
         let mut side = me;
         let mut cell = first;
         while line.len() < max_len && self.pos.is_playable(cell) {
-            let wins = self.pos.class(cell, side) == C_WIN;
+            let wins = self.pos.class(cell, side) == Class::Win;
             self.pos.make(cell, side);
             line.push(cell);
             side = side.opponent();

@@ -5,7 +5,7 @@
 //! four is read from that table and the defender's own fives are checked at every step.
 
 use super::movegen::generate_moves;
-use super::pattern::{C_FOUR, C_THREE, C_WIN, C_WIN_NEXT};
+use super::pattern::Class;
 use super::position::Position;
 use crate::board::Stone;
 use crate::engine::time::SearchClock;
@@ -80,10 +80,10 @@ impl ThreatSearch {
             return 0;
         }
         let def = att.opponent();
-        if pos.count(att, C_WIN) > 0 {
+        if pos.count(att, Class::Win) > 0 {
             return 1;
         }
-        let def_fives = pos.count(def, C_WIN);
+        let def_fives = pos.count(def, Class::Win);
         if def_fives >= 2 || depth == 0 || ply >= self.cell_lists.len() {
             return 0;
         }
@@ -101,28 +101,28 @@ impl ThreatSearch {
         if def_fives == 1 {
             fours.clear();
             if let Some(block) = pos.find_win(def) {
-                if pos.class(block, att) >= C_FOUR {
+                if pos.class(block, att) >= Class::Four {
                     fours.push(block);
                 }
             }
         } else {
             match last_four {
-                Some(anchor) => pos.cells_of_class_near(att, C_FOUR, &[anchor], &mut fours),
-                None => pos.cells_of_class(att, C_FOUR, &mut fours),
+                Some(anchor) => pos.cells_of_class_near(att, Class::Four, &[anchor], &mut fours),
+                None => pos.cells_of_class(att, Class::Four, &mut fours),
             }
             let pos = &*pos;
             fours.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
         }
         let mut result = 0;
         for &cell in &fours {
-            if pos.class(cell, att) >= C_WIN_NEXT {
+            if pos.class(cell, att) >= Class::WinNext {
                 // An open four or two fours: the defender, without a five of its own (its only
                 // one, if any, is this very cell), can fill only one completion.
                 result = 3;
                 break;
             }
             pos.make(cell, att);
-            if pos.count(def, C_WIN) == 0 {
+            if pos.count(def, Class::Win) == 0 {
                 if let Some(reply) = pos.find_win_near(att, cell) {
                     pos.make(reply, def);
                     self.last_four = Some(cell);
@@ -158,22 +158,22 @@ impl ThreatSearch {
         if let Some(five) = pos.find_win(att) {
             return Some((five, 1));
         }
-        if pos.count(def, C_WIN) >= 2 {
+        if pos.count(def, Class::Win) >= 2 {
             return None;
         }
         let mut fours = Vec::new();
         if let Some(block) = pos.find_win(def) {
-            if pos.class(block, att) >= C_FOUR {
+            if pos.class(block, att) >= Class::Four {
                 fours.push(block);
             }
         } else {
-            pos.cells_of_class(att, C_FOUR, &mut fours);
+            pos.cells_of_class(att, Class::Four, &mut fours);
         }
         for cell in fours {
             pos.make(cell, att);
-            let plies = if pos.count(def, C_WIN) > 0 {
+            let plies = if pos.count(def, Class::Win) > 0 {
                 0
-            } else if pos.count(att, C_WIN) >= 2 {
+            } else if pos.count(att, Class::Win) >= 2 {
                 3
             } else if let Some(reply) = pos.find_win(att) {
                 pos.make(reply, def);
@@ -217,10 +217,10 @@ impl ThreatSearch {
             return 0;
         }
         let def = att.opponent();
-        if pos.count(att, C_WIN) > 0 {
+        if pos.count(att, Class::Win) > 0 {
             return 1;
         }
-        let def_fives = pos.count(def, C_WIN);
+        let def_fives = pos.count(def, Class::Win);
         if def_fives >= 2 || ply + 2 >= self.cell_lists.len() {
             return 0;
         }
@@ -242,14 +242,14 @@ impl ThreatSearch {
                 0
             };
         }
-        if pos.count(att, C_WIN_NEXT) > 0 {
+        if pos.count(att, Class::WinNext) > 0 {
             return 3;
         }
         if depth == 0 {
             return 0;
         }
         // Facing an open three, only fours keep the initiative.
-        if pos.count(def, C_WIN_NEXT) > 0 {
+        if pos.count(def, Class::WinNext) > 0 {
             return self.vcf(pos, clock, att, depth, ply);
         }
         // As in the VCF, a threat after the first must be within reach of the attacker's last
@@ -264,11 +264,13 @@ impl ThreatSearch {
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
         match anchors {
-            [Some(threat), None] => pos.cells_of_class_near(att, C_THREE, &[threat], &mut threats),
-            [Some(threat), Some(block)] => {
-                pos.cells_of_class_near(att, C_THREE, &[threat, block], &mut threats)
+            [Some(threat), None] => {
+                pos.cells_of_class_near(att, Class::Three, &[threat], &mut threats)
             }
-            _ => pos.cells_of_class(att, C_THREE, &mut threats),
+            [Some(threat), Some(block)] => {
+                pos.cells_of_class_near(att, Class::Three, &[threat, block], &mut threats)
+            }
+            _ => pos.cells_of_class(att, Class::Three, &mut threats),
         }
         {
             let pos = &*pos;
@@ -322,14 +324,14 @@ impl ThreatSearch {
         ply: usize,
     ) -> i32 {
         let def = att.opponent();
-        let att_fives = pos.count(att, C_WIN);
-        if pos.count(def, C_WIN) > 0 {
+        let att_fives = pos.count(att, Class::Win);
+        if pos.count(def, Class::Win) > 0 {
             return 0;
         }
         if att_fives >= 2 {
             return 2;
         }
-        if att_fives == 0 && pos.count(att, C_WIN_NEXT) == 0 {
+        if att_fives == 0 && pos.count(att, Class::WinNext) == 0 {
             return 0;
         }
         let mut replies = Vec::new();
@@ -361,11 +363,11 @@ impl ThreatSearch {
         max_depth: u32,
     ) -> Option<(usize, i32)> {
         let def = att.opponent();
-        if pos.count(def, C_WIN) > 0 || pos.count(def, C_WIN_NEXT) > 0 {
+        if pos.count(def, Class::Win) > 0 || pos.count(def, Class::WinNext) > 0 {
             return None;
         }
         let mut threats = Vec::new();
-        pos.cells_of_class(att, C_THREE, &mut threats);
+        pos.cells_of_class(att, Class::Three, &mut threats);
         {
             let pos = &*pos;
             threats.sort_unstable_by_key(|&c| (std::cmp::Reverse(pos.value(c, att)), c));
