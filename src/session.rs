@@ -165,7 +165,17 @@ impl std::fmt::Display for ReplyRecord {
 impl Shared {
     pub fn new(config: SessionConfig, hash_pool_bytes: usize) -> Arc<Shared> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let slot_count = 2 * cores;
+        Shared::with_search_slots(config, hash_pool_bytes, 2 * cores)
+    }
+
+    /// As [`Shared::new`], with `slot_count` searches at once instead of two per core. For tests:
+    /// with no slot at all, every request that needs a search waits for one in vain and gets the
+    /// watchdog's instant move, whatever the machine's core count and load.
+    pub fn with_search_slots(
+        config: SessionConfig,
+        hash_pool_bytes: usize,
+        slot_count: usize,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             config,
             memory: Arc::new(MemoryBudget::new(hash_pool_bytes)),
