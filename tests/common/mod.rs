@@ -175,6 +175,20 @@ fn log_pump<R: Read + Send + 'static>(source: R) -> (Arc<Mutex<Vec<String>>>, Re
     (log, receiver)
 }
 
+/// The next line containing `needle` from a log pump, or `None` if none comes within
+/// [`LINE_TIMEOUT`].
+fn wait_for_line(lines: &Receiver<String>, needle: &str) -> Option<String> {
+    let start = Instant::now();
+    loop {
+        let left = LINE_TIMEOUT.saturating_sub(start.elapsed());
+        match lines.recv_timeout(left) {
+            Ok(line) if line.contains(needle) => return Some(line),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+}
+
 fn joined(log: &Arc<Mutex<Vec<String>>>) -> String {
     log.lock().map(|l| l.join("\n")).unwrap_or_default()
 }
@@ -202,6 +216,7 @@ pub struct StdioPlayer {
     stdin: Option<ChildStdin>,
     stdout: Receiver<Option<String>>,
     stderr: Arc<Mutex<Vec<String>>>,
+    stderr_lines: Receiver<String>,
 }
 
 impl StdioPlayer {
@@ -232,12 +247,13 @@ impl StdioPlayer {
             .unwrap_or_else(|e| panic!("cannot start connect5 {mode}: {e}"));
         let stdin = child.stdin.take();
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
-        let (stderr, _) = log_pump(child.stderr.take().expect("piped stderr"));
+        let (stderr, stderr_lines) = log_pump(child.stderr.take().expect("piped stderr"));
         StdioPlayer {
             child,
             stdin,
             stdout,
             stderr,
+            stderr_lines,
         }
     }
 
@@ -255,18 +271,21 @@ impl StdioPlayer {
         joined(&self.stderr)
     }
 
+    /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
+    #[track_caller]
+    pub fn wait_for_log(&mut self, needle: &str) -> String {
+        wait_for_line(&self.stderr_lines, needle).unwrap_or_else(|| {
+            panic!(
+                "the player never logged {needle:?} (process: {:?})\n--- player log ---\n{}",
+                self.child.try_wait(),
+                self.stderr()
+            )
+        })
+    }
+
     /// Sends a signal to this child (by its own pid) with the system's `kill`.
     pub fn signal(&self, name: &str) {
         send_signal(self.child.id(), name);
-    }
-
-    /// Whether one of the child's threads is named `name` (Linux: /proc/PID/task/*/comm); `None`
-    /// where /proc cannot tell.
-    pub fn has_thread(&self, name: &str) -> Option<bool> {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
-        Some(tasks.flatten().any(|task| {
-            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
-        }))
     }
 }
 
@@ -469,19 +488,13 @@ impl Server {
     /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
     #[track_caller]
     pub fn wait_for_log(&mut self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let left = LINE_TIMEOUT.saturating_sub(start.elapsed());
-            match self.log_lines.recv_timeout(left) {
-                Ok(line) if line.contains(needle) => return line,
-                Ok(_) => {}
-                Err(_) => panic!(
-                    "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
-                    self.child.try_wait(),
-                    self.log()
-                ),
-            }
-        }
+        wait_for_line(&self.log_lines, needle).unwrap_or_else(|| {
+            panic!(
+                "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
+                self.child.try_wait(),
+                self.log()
+            )
+        })
     }
 
     pub fn connect(&self) -> TcpClient {
