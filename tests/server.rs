@@ -327,8 +327,11 @@ fn serves_256_connections_at_once() {
             common::legal_reply(&open, &reply);
         }
     }
-    if let Some(peak) = server.peak_resident_bytes() {
-        assert!(peak < 512 << 20, "the server peaked at {} MiB", peak >> 20);
+    // Read from /proc: a Linux machine without it is broken, elsewhere the check cannot be made.
+    match server.peak_resident_bytes() {
+        Some(peak) => assert!(peak < 512 << 20, "the server peaked at {} MiB", peak >> 20),
+        None if cfg!(target_os = "linux") => panic!("cannot read the server's /proc/PID/status"),
+        None => eprintln!("note: no /proc here: the server's peak memory is not checked"),
     }
     for client in &mut clients {
         client.send("0\n");
