@@ -150,11 +150,14 @@ fn after_the_stop<P: Player>(client: &mut P, check: impl Fn(&str)) -> InFlight {
 /// Returns how the partly sent request and the long search fared.
 ///
 /// Nothing a client sees proves the server has read the bytes it sent, so a session may
-/// legitimately be stopped before it has read its request; each request is therefore sent in
-/// the same write as a complete request before it, whose answer shows the session was about to
-/// read it. The callers repeat the scenario until the requests were in flight.
+/// legitimately be stopped before it has read its request; the partial request is therefore sent
+/// in the same write as a complete request before it, whose answer shows the session was about to
+/// read it, and the callers repeat the scenario until the requests were in flight. The search asks
+/// for an hour and is clipped to 600 ms: the server logs the clipping once it has read the request
+/// in full, and the stop comes after that line, while the search runs.
 fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlight) {
-    let mut server = Server::start(&[]);
+    let mut server =
+        Server::start_logging(&["--listen", "127.0.0.1:0", "--max-budget", "600"], "info");
     let mut idle = server.session();
 
     let mut partial = server.session();
@@ -170,8 +173,9 @@ fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlig
     let mut searching = server.session();
     let (warm_up, warm_answer) = good_request(8);
     let middle = board_with(15, 15, &[(7, 7), (8, 8), (6, 6)], &[(7, 8), (8, 7)]);
-    searching.send(&format!("{warm_up}{}", common::request(&middle, 1500)));
+    searching.send(&format!("{warm_up}{}", common::request(&middle, 3_600_000)));
     assert_eq!(searching.line(), warm_answer.to_string());
+    server.wait_for_log("budget clipped");
 
     stop(&mut server);
     server.wait_for_log("no new connections");
