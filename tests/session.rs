@@ -195,6 +195,8 @@ impl Client {
 
     /// How the session ended, once it has; it must write nothing more.
     async fn end(self) -> SessionEnd {
+        // The input stays open until the session has ended: closing it would end the session
+        // (end of input) and hide how it would have ended otherwise.
         let Client {
             mut output,
             session,
@@ -697,9 +699,11 @@ async fn a_request_waiting_for_a_search_slot_at_a_stop_gets_its_instant_move_whe
     assert_eq!(client.end().await, SessionEnd::Stopped);
 }
 
-/// The one test with a real search: it runs on its own thread with the real clock for at most the
-/// 300 ms the session allows, while the paused clock reaches the end of the 50 ms grace as soon as
-/// the session waits, long before the search could answer or the watchdog fire.
+/// The one test with a real search: it runs on its own thread with the real clock for the 300 ms
+/// the session allows, while the paused clock reaches the end of the 50 ms grace as soon as the
+/// session waits (microseconds later), long before the search could answer or the watchdog (set
+/// on the real clock) fire. Only a 300 ms stall of the test's thread could let the search answer
+/// first, and that fails the test rather than passing it wrongly.
 #[tokio::test(start_paused = true)]
 async fn a_search_running_at_a_stop_is_cut_short_when_the_grace_ends() {
     let config = SessionConfig {
