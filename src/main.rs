@@ -119,6 +119,7 @@ impl PlayerArgs {
             max_budget: Duration::from_millis(self.max_budget),
             idle_timeout: timeouts.0,
             request_timeout: timeouts.1,
+            stop_grace: session::DEFAULT_STOP_GRACE,
         };
         // A quarter of the memory stays outside the tables: boards, buffers, stacks.
         Shared::new(config, (self.memory << 20) / 4 * 3)

@@ -30,10 +30,17 @@ pub struct SessionConfig {
     pub idle_timeout: Option<Duration>,
     /// A request whose first byte has arrived must arrive in full within this (`None`: no limit).
     pub request_timeout: Option<Duration>,
+    /// When the process is told to stop, how long a request partly read may take to arrive in
+    /// full, and how long a request being answered may still search before the instant move is
+    /// sent instead.
+    pub stop_grace: Duration,
 }
 
 /// The budget a request may have unless the operator says otherwise.
 pub const DEFAULT_MAX_BUDGET: Duration = Duration::from_secs(60);
+
+/// The stop grace unless the operator (or a test) says otherwise.
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(3);
 
 impl Default for SessionConfig {
     fn default() -> Self {
@@ -45,6 +52,7 @@ impl Default for SessionConfig {
             max_budget: DEFAULT_MAX_BUDGET,
             idle_timeout: None,
             request_timeout: None,
+            stop_grace: DEFAULT_STOP_GRACE,
         }
     }
 }
@@ -157,7 +165,17 @@ impl std::fmt::Display for ReplyRecord {
 impl Shared {
     pub fn new(config: SessionConfig, hash_pool_bytes: usize) -> Arc<Shared> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let slot_count = 2 * cores;
+        Shared::with_search_slots(config, hash_pool_bytes, 2 * cores)
+    }
+
+    /// As [`Shared::new`], with `slot_count` searches at once instead of two per core. For tests:
+    /// with no slot at all, every request that needs a search waits for one in vain and gets the
+    /// watchdog's instant move, whatever the machine's core count and load.
+    pub fn with_search_slots(
+        config: SessionConfig,
+        hash_pool_bytes: usize,
+        slot_count: usize,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             config,
             memory: Arc::new(MemoryBudget::new(hash_pool_bytes)),
@@ -279,9 +297,6 @@ impl LineReader {
     }
 }
 
-/// How long a request partly read when the process is told to stop may take to arrive in full.
-const STOP_GRACE: Duration = Duration::from_secs(3);
-
 /// The session's output. A failed write does not end the session: the input decides when it
 /// ends, so that a client that wrote `shutdown` and hung up before reading the banner still stops
 /// the server. After the first failure nothing more is written.
@@ -356,7 +371,7 @@ where
                 if !decoder.in_request() {
                     return Ok(SessionEnd::Stopped);
                 }
-                grace_end = Some(tokio::time::Instant::now() + STOP_GRACE);
+                grace_end = Some(tokio::time::Instant::now() + config.stop_grace);
                 continue;
             }
             _ = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
@@ -535,7 +550,7 @@ async fn answer<R: AsyncBufRead + Unpin>(
     // that may be hours long.
     let stopping = async {
         stop.cancelled().await;
-        tokio::time::sleep(STOP_GRACE).await;
+        tokio::time::sleep(shared.config.stop_grace).await;
     };
     tokio::pin!(stopping);
     let slot = tokio::select! {

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{board_with, check_every_error_kind, good_request, Next, Player, Server, TcpClient};
+use common::{board_with, good_request, Next, Player, Server, TcpClient};
 use connect5::board::Rule;
 
 /// A new connection must not be served: refused outright, or closed without a word.
@@ -76,16 +76,6 @@ fn banner_and_ready_word_are_configurable() {
     assert_eq!(client.line(), "PRET");
     let (good, answer) = good_request(1);
     assert_eq!(client.ask(&good).0, answer.to_string());
-}
-
-#[test]
-fn every_error_kind_is_reported_and_the_next_request_answered() {
-    let server = Server::start(&[]);
-    let mut client = server.session();
-    check_every_error_kind(&mut client);
-    // And a session that started with errors is as good as any other.
-    let mut other = server.session();
-    check_every_error_kind(&mut other);
 }
 
 #[test]
@@ -160,11 +150,14 @@ fn after_the_stop<P: Player>(client: &mut P, check: impl Fn(&str)) -> InFlight {
 /// Returns how the partly sent request and the long search fared.
 ///
 /// Nothing a client sees proves the server has read the bytes it sent, so a session may
-/// legitimately be stopped before it has read its request; each request is therefore sent in
-/// the same write as a complete request before it, whose answer shows the session was about to
-/// read it. The callers repeat the scenario until the requests were in flight.
+/// legitimately be stopped before it has read its request; the partial request is therefore sent
+/// in the same write as a complete request before it, whose answer shows the session was about to
+/// read it, and the callers repeat the scenario until the requests were in flight. The search asks
+/// for an hour and is clipped to 600 ms: the server logs the clipping once it has read the request
+/// in full, and the stop comes after that line, while the search runs.
 fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlight) {
-    let mut server = Server::start(&[]);
+    let mut server =
+        Server::start_logging(&["--listen", "127.0.0.1:0", "--max-budget", "600"], "info");
     let mut idle = server.session();
 
     let mut partial = server.session();
@@ -180,8 +173,9 @@ fn stop_with_requests_in_flight(stop: impl Fn(&mut Server)) -> (InFlight, InFlig
     let mut searching = server.session();
     let (warm_up, warm_answer) = good_request(8);
     let middle = board_with(15, 15, &[(7, 7), (8, 8), (6, 6)], &[(7, 8), (8, 7)]);
-    searching.send(&format!("{warm_up}{}", common::request(&middle, 1500)));
+    searching.send(&format!("{warm_up}{}", common::request(&middle, 3_600_000)));
     assert_eq!(searching.line(), warm_answer.to_string());
+    server.wait_for_log("budget clipped");
 
     stop(&mut server);
     server.wait_for_log("no new connections");
@@ -337,8 +331,11 @@ fn serves_256_connections_at_once() {
             common::legal_reply(&open, &reply);
         }
     }
-    if let Some(peak) = server.peak_resident_bytes() {
-        assert!(peak < 512 << 20, "the server peaked at {} MiB", peak >> 20);
+    // Read from /proc: a Linux machine without it is broken, elsewhere the check cannot be made.
+    match server.peak_resident_bytes() {
+        Some(peak) => assert!(peak < 512 << 20, "the server peaked at {} MiB", peak >> 20),
+        None if cfg!(target_os = "linux") => panic!("cannot read the server's /proc/PID/status"),
+        None => eprintln!("note: no /proc here: the server's peak memory is not checked"),
     }
     for client in &mut clients {
         client.send("0\n");
@@ -408,22 +405,6 @@ fn a_client_that_never_reads_its_replies_does_not_stall_the_others() {
     assert!(server.running());
 }
 
-/// A client that stops sending in the middle of a request (a hung referee) must not keep a
-/// stopping server alive for ever: the requests in flight are answered, but one that never
-/// arrives whole cannot be.
-#[test]
-fn a_stalled_partial_request_does_not_hold_up_a_stop_for_ever() {
-    let mut server = Server::start(&[]);
-    let mut stalled = server.session();
-    let (good, answer) = good_request(0);
-    stalled.send(&format!("{good}3 3\n000\n"));
-    assert_eq!(stalled.line(), answer.to_string());
-    server.signal("TERM");
-    server.wait_for_log("no new connections");
-    let status = server.wait_exit_within(Duration::from_secs(10));
-    assert!(status.success(), "exit status {status}");
-}
-
 /// The `listening on` line tells a supervisor the server is up; a SIGTERM right after it must
 /// already be the graceful stop (exit 0), not the default action of the signal.
 #[test]
@@ -436,12 +417,27 @@ fn a_signal_right_after_the_listening_line_is_a_clean_stop() {
     }
 }
 
-/// Logs, even at the most detailed level, go to stderr: stdout stays empty.
+/// The end-to-end smoke test of the TCP server (the error table itself is in tests/session.rs):
+/// a few errors, a certain answer and a real search, each error followed by the session going on,
+/// then `shutdown`. Logs, even at the most detailed level, go to stderr: stdout stays empty.
 #[test]
-fn the_server_writes_nothing_on_stdout_even_with_trace_logs() {
+fn smoke_errors_and_a_real_move_with_trace_logs() {
     let mut server = Server::start_logging(&["--listen", "127.0.0.1:0"], "trace");
     let mut client = server.session();
-    check_every_error_kind(&mut client);
+    let (good, answer) = good_request(2);
+    for (bad, kind) in [
+        ("3 -3\n000\n000\n000\n100\n", "bad-dimensions"),
+        ("3 3 4\n000\n000\n000\n100\n", "k-out-of-range"),
+        ("3 3\nNN0\n000\n000\n100\n", "impossible-counts"),
+        ("3 3\n000\n000\n000\nsoon\n", "bad-time"),
+    ] {
+        let error = client.ask(bad).0;
+        assert!(
+            error.starts_with(&format!("ERROR {kind}: ")),
+            "{bad:?}: got {error:?}"
+        );
+        assert_eq!(client.ask(&good).0, answer.to_string(), "after {bad:?}");
+    }
     let open = board_with(11, 11, &[(5, 5)], &[]);
     client.play(&open, Rule::for_board(11, 11), 100);
     client.send("shutdown\n");
@@ -449,6 +445,12 @@ fn the_server_writes_nothing_on_stdout_even_with_trace_logs() {
     assert!(server.wait_exit().success());
     assert_eq!(server.stdout_after_exit(), Vec::<String>::new());
     assert!(server.log().contains("bad request"), "{}", server.log());
+    // Answered by its search, or by the watchdog on a machine too busy for the search to finish.
+    let log = server.log();
+    assert!(
+        log.contains("answered") || log.contains("instant move"),
+        "the reply to the search should be logged:\n{log}"
+    );
 }
 
 /// Sessions share nothing: a request half sent on one connection does not mix with the requests
@@ -561,32 +563,25 @@ fn a_certain_answer_does_not_wait_for_a_search_slot() {
     server.wait_for_log("the client left");
 }
 
+/// The time-out flags reach the sessions (their exact behaviour is tested in-process, in
+/// tests/session.rs): a silent client and a request that never ends, side by side, are closed
+/// after the second the flags allow, each with its reason.
 #[test]
-fn an_idle_client_and_a_slow_request_are_closed_with_the_reason() {
+fn the_time_out_flags_close_silent_clients_with_the_reason() {
     let server = Server::start(&["--idle-timeout", "1", "--request-timeout", "1"]);
-    // Nothing after READY.
     let mut idle = server.session();
-    let line = idle.line();
-    assert!(line.starts_with("ERROR idle"), "{line:?}");
-    idle.expect_eof();
-    // A request that starts and never ends.
     let mut slow = server.session();
     slow.send("15 15\n000000000000000\n");
-    let line = slow.line();
-    assert!(line.starts_with("ERROR timeout"), "{line:?}");
+    assert_eq!(
+        idle.line(),
+        "ERROR idle: no request for 1 s; closing the connection"
+    );
+    assert_eq!(
+        slow.line(),
+        "ERROR timeout: a request did not arrive in full within 1 s; closing the connection"
+    );
+    idle.expect_eof();
     slow.expect_eof();
-    // A line trickled without its end.
-    let mut trickle = server.session();
-    trickle.send("15");
-    let line = trickle.line();
-    assert!(line.starts_with("ERROR timeout"), "{line:?}");
-    trickle.expect_eof();
-    // A client that keeps asking is never idle.
-    let mut busy = server.session();
-    for index in 0..3 {
-        let (good, answer) = good_request(index);
-        assert_eq!(busy.ask(&good).0, answer.to_string());
-    }
 }
 
 #[test]

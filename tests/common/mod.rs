@@ -175,6 +175,20 @@ fn log_pump<R: Read + Send + 'static>(source: R) -> (Arc<Mutex<Vec<String>>>, Re
     (log, receiver)
 }
 
+/// The next line containing `needle` from a log pump, or `None` if none comes within
+/// [`LINE_TIMEOUT`].
+fn wait_for_line(lines: &Receiver<String>, needle: &str) -> Option<String> {
+    let start = Instant::now();
+    loop {
+        let left = LINE_TIMEOUT.saturating_sub(start.elapsed());
+        match lines.recv_timeout(left) {
+            Ok(line) if line.contains(needle) => return Some(line),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+}
+
 fn joined(log: &Arc<Mutex<Vec<String>>>) -> String {
     log.lock().map(|l| l.join("\n")).unwrap_or_default()
 }
@@ -202,6 +216,7 @@ pub struct StdioPlayer {
     stdin: Option<ChildStdin>,
     stdout: Receiver<Option<String>>,
     stderr: Arc<Mutex<Vec<String>>>,
+    stderr_lines: Receiver<String>,
 }
 
 impl StdioPlayer {
@@ -232,12 +247,13 @@ impl StdioPlayer {
             .unwrap_or_else(|e| panic!("cannot start connect5 {mode}: {e}"));
         let stdin = child.stdin.take();
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
-        let (stderr, _) = log_pump(child.stderr.take().expect("piped stderr"));
+        let (stderr, stderr_lines) = log_pump(child.stderr.take().expect("piped stderr"));
         StdioPlayer {
             child,
             stdin,
             stdout,
             stderr,
+            stderr_lines,
         }
     }
 
@@ -255,18 +271,21 @@ impl StdioPlayer {
         joined(&self.stderr)
     }
 
+    /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
+    #[track_caller]
+    pub fn wait_for_log(&mut self, needle: &str) -> String {
+        wait_for_line(&self.stderr_lines, needle).unwrap_or_else(|| {
+            panic!(
+                "the player never logged {needle:?} (process: {:?})\n--- player log ---\n{}",
+                self.child.try_wait(),
+                self.stderr()
+            )
+        })
+    }
+
     /// Sends a signal to this child (by its own pid) with the system's `kill`.
     pub fn signal(&self, name: &str) {
         send_signal(self.child.id(), name);
-    }
-
-    /// Whether one of the child's threads is named `name` (Linux: /proc/PID/task/*/comm); `None`
-    /// where /proc cannot tell.
-    pub fn has_thread(&self, name: &str) -> Option<bool> {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
-        Some(tasks.flatten().any(|task| {
-            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
-        }))
     }
 }
 
@@ -469,19 +488,13 @@ impl Server {
     /// Waits for a log line containing `needle` (among the lines not yet waited on) and returns it.
     #[track_caller]
     pub fn wait_for_log(&mut self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let left = LINE_TIMEOUT.saturating_sub(start.elapsed());
-            match self.log_lines.recv_timeout(left) {
-                Ok(line) if line.contains(needle) => return line,
-                Ok(_) => {}
-                Err(_) => panic!(
-                    "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
-                    self.child.try_wait(),
-                    self.log()
-                ),
-            }
-        }
+        wait_for_line(&self.log_lines, needle).unwrap_or_else(|| {
+            panic!(
+                "the server never logged {needle:?} (process: {:?})\n--- server log ---\n{}",
+                self.child.try_wait(),
+                self.log()
+            )
+        })
     }
 
     pub fn connect(&self) -> TcpClient {
@@ -642,203 +655,4 @@ pub fn one_empty_cell(empty: Move) -> Board {
 pub fn good_request(index: usize) -> (String, Move) {
     let empty = Move::new(index % 9 / 3, index % 3);
     (request(&one_empty_cell(empty), 100), empty)
-}
-
-/// A broken request of one kind, as raw protocol text.
-pub struct BadRequest {
-    pub what: &'static str,
-    pub text: String,
-    /// The first word of the reason on the `ERROR` line.
-    pub kind: &'static str,
-    /// Something the reason must mention.
-    pub mentions: &'static str,
-}
-
-/// One broken request per error kind of the protocol (and a few variants of each).
-pub fn bad_requests() -> Vec<BadRequest> {
-    let long = |c: char| c.to_string().repeat(5000);
-    let bad = |what, text: String, kind, mentions| BadRequest {
-        what,
-        text,
-        kind,
-        mentions,
-    };
-    vec![
-        bad(
-            "words for dimensions",
-            "three three\n000\n000\n000\n100\n".into(),
-            "bad-dimensions",
-            "three",
-        ),
-        bad(
-            "one number for dimensions",
-            "3\n000\n000\n000\n100\n".into(),
-            "bad-dimensions",
-            "\"3\"",
-        ),
-        bad(
-            "four numbers for dimensions",
-            "3 3 3 3\n000\n000\n000\n100\n".into(),
-            "bad-dimensions",
-            "3 3 3 3",
-        ),
-        bad(
-            "a negative column count",
-            "3 -3\n000\n000\n000\n100\n".into(),
-            "bad-dimensions",
-            "-3",
-        ),
-        bad(
-            "too many rows",
-            format!("129 3\n{}100\n", "000\n".repeat(129)),
-            "dimensions-out-of-range",
-            "129x3",
-        ),
-        bad(
-            "too many rows and columns",
-            format!(
-                "200 200\n{}100\n",
-                format!("{}\n", "0".repeat(200)).repeat(3)
-            ),
-            "dimensions-out-of-range",
-            "200x200",
-        ),
-        bad(
-            "too many rows, written padded",
-            format!("300 3\n{}100\n", "0 N 0\n\t0 0 0 \nB  0  0\n".repeat(3)),
-            "dimensions-out-of-range",
-            "300x3",
-        ),
-        bad(
-            "zero columns",
-            "3 0\n\n\n\n100\n".into(),
-            "dimensions-out-of-range",
-            "3x0",
-        ),
-        bad(
-            "K larger than the board",
-            "3 3 4\n000\n000\n000\n100\n".into(),
-            "k-out-of-range",
-            "K = 4",
-        ),
-        bad(
-            "K of zero",
-            "3 3 0\n000\n000\n000\n100\n".into(),
-            "k-out-of-range",
-            "K = 0",
-        ),
-        bad(
-            "a short row",
-            "3 3\n00\n000\n000\n100\n".into(),
-            "bad-row-length",
-            "row 0",
-        ),
-        bad(
-            "a long row",
-            "3 3\n000\n000\n0000\n100\n".into(),
-            "bad-row-length",
-            "row 2",
-        ),
-        bad(
-            "an unknown character",
-            "3 3\n000\n0X0\n000\n100\n".into(),
-            "unknown-character",
-            "'X'",
-        ),
-        bad(
-            "an empty time line",
-            "3 3\n000\n000\n000\n\n".into(),
-            "missing-time",
-            "time",
-        ),
-        bad(
-            "a word for the time",
-            "3 3\n000\n000\n000\nsoon\n".into(),
-            "bad-time",
-            "soon",
-        ),
-        bad(
-            "a negative time",
-            "3 3\n000\n000\n000\n-5\n".into(),
-            "bad-time",
-            "-5",
-        ),
-        bad(
-            "two black stones, no white",
-            "3 3\nNN0\n000\n000\n100\n".into(),
-            "impossible-counts",
-            "2 black",
-        ),
-        bad(
-            "more white than black",
-            "3 3\nBN0\nB00\n000\n100\n".into(),
-            "impossible-counts",
-            "2 white",
-        ),
-        bad(
-            "black has three on 3x3",
-            "3 3\nNNN\nBB0\n000\n100\n".into(),
-            "game-over",
-            "black",
-        ),
-        bad(
-            "white has five on 7x7",
-            "7 7\n0000000\nNBNNN00\n0B00000\nNB0N000\n0B00000\n0B00000\n0000000\n100\n".into(),
-            "game-over",
-            "white",
-        ),
-        bad(
-            "a full drawn board",
-            "3 3\nNBN\nNBB\nBNN\n100\n".into(),
-            "board-full",
-            "full",
-        ),
-        bad(
-            "a dimension line of 5000 bytes",
-            format!("{}\n000\n000\n000\n100\n", long('3')),
-            "line-too-long",
-            "4096",
-        ),
-        bad(
-            "a row of 5000 bytes",
-            format!("3 3\n000\n{}\n000\n100\n", long('0')),
-            "line-too-long",
-            "4096",
-        ),
-        bad(
-            "a time line of 5000 bytes",
-            format!("3 3\n000\n000\n000\n{}\n", long('1')),
-            "line-too-long",
-            "4096",
-        ),
-    ]
-}
-
-/// Sends every broken request, each followed by a good one, and checks the `ERROR` line and the
-/// answer to the good request.
-pub fn check_every_error_kind<P: Player>(player: &mut P) {
-    for (index, bad) in bad_requests().iter().enumerate() {
-        player.send(&bad.text);
-        let error = player.line();
-        let prefix = format!("ERROR {}: ", bad.kind);
-        assert!(
-            error.starts_with(&prefix),
-            "{}: expected a line starting with {prefix:?}, got {error:?}",
-            bad.what
-        );
-        assert!(
-            error.contains(bad.mentions),
-            "{}: the error {error:?} does not mention {:?}",
-            bad.what,
-            bad.mentions
-        );
-        let (good, answer) = good_request(index);
-        let (reply, _) = player.ask(&good);
-        assert_eq!(
-            reply,
-            answer.to_string(),
-            "{}: the good request after it was not answered right",
-            bad.what
-        );
-    }
 }
