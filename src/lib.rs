@@ -8,6 +8,7 @@ pub mod gomocup;
 pub mod logging;
 pub mod morpion;
 pub mod play;
+pub mod pool;
 pub mod protocol;
 pub mod referee;
 pub mod server;

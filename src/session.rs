@@ -7,10 +7,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::board::Move;
 use crate::engine::{self, Deadline, EngineConfig};
+use crate::pool::{SearchFailure, SearchJob, SearchOutcome, SearchPool, Slot};
 use crate::protocol::{Decoder, Event, Input, Request, MAX_LINE_BYTES};
 
 /// What a session says and how it plays; the same for every session of a process.
@@ -57,74 +59,13 @@ impl Default for SessionConfig {
     }
 }
 
-/// Bytes of transposition table a search may have, shared by every search of the process so that
-/// memory stays bounded whatever the number of connections.
-#[derive(Debug)]
-pub struct MemoryBudget {
-    total: usize,
-    used: AtomicUsize,
-}
-
-/// The least table a search gets even when the budget is spent; the connection limit bounds how
-/// many such floors can exist at once.
-pub const MIN_SEARCH_HASH_BYTES: usize = 256 << 10;
-
-impl MemoryBudget {
-    pub fn new(total: usize) -> MemoryBudget {
-        MemoryBudget {
-            total,
-            used: AtomicUsize::new(0),
-        }
-    }
-
-    /// Takes up to `want` bytes; gives back what it could (at least the floor).
-    pub fn reserve(self: &Arc<Self>, want: usize) -> Reservation {
-        let mut used = self.used.load(Ordering::Relaxed);
-        loop {
-            let free = self.total.saturating_sub(used);
-            let grant = want.min(free).max(MIN_SEARCH_HASH_BYTES.min(want));
-            match self.used.compare_exchange_weak(
-                used,
-                used + grant,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    return Reservation {
-                        budget: Arc::clone(self),
-                        bytes: grant,
-                    }
-                }
-                Err(now) => used = now,
-            }
-        }
-    }
-}
-
-/// Bytes taken from a [`MemoryBudget`], given back when dropped.
-#[derive(Debug)]
-pub struct Reservation {
-    budget: Arc<MemoryBudget>,
-    pub bytes: usize,
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        self.budget.used.fetch_sub(self.bytes, Ordering::AcqRel);
-    }
-}
-
 /// What every session of a process shares.
 #[derive(Debug)]
 pub struct Shared {
     pub config: SessionConfig,
-    pub memory: Arc<MemoryBudget>,
-    /// Searches allowed to run at once. More requests than cores do not get more CPU by running
-    /// all at once; they only make every thread, the ones that must write replies included, wait
-    /// longer for a core. Requests beyond the slots wait their turn and are given a fair share of
-    /// what is left of their budget.
-    search_slots: Arc<Semaphore>,
-    slot_count: usize,
+    /// Where the searches run. Requests beyond its slots wait their turn and are given a fair
+    /// share of what is left of their budget.
+    pub pool: Arc<SearchPool>,
     /// Requests being answered right now (searching or waiting for a slot).
     requests_in_flight: AtomicUsize,
     /// The server's own record of its replies, from each request's last line to its reply.
@@ -164,8 +105,7 @@ impl std::fmt::Display for ReplyRecord {
 
 impl Shared {
     pub fn new(config: SessionConfig, hash_pool_bytes: usize) -> Arc<Shared> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Shared::with_search_slots(config, hash_pool_bytes, 2 * cores)
+        Shared::with_pool(config, SearchPool::new(hash_pool_bytes))
     }
 
     /// As [`Shared::new`], with `slot_count` searches at once instead of two per core. For tests:
@@ -176,18 +116,16 @@ impl Shared {
         hash_pool_bytes: usize,
         slot_count: usize,
     ) -> Arc<Shared> {
+        Shared::with_pool(config, SearchPool::with_slots(hash_pool_bytes, slot_count))
+    }
+
+    fn with_pool(config: SessionConfig, pool: SearchPool) -> Arc<Shared> {
         Arc::new(Shared {
             config,
-            memory: Arc::new(MemoryBudget::new(hash_pool_bytes)),
-            search_slots: Arc::new(Semaphore::new(slot_count)),
-            slot_count,
+            pool: Arc::new(pool),
             requests_in_flight: AtomicUsize::new(0),
             record: ReplyRecord::default(),
         })
-    }
-
-    fn searches_running(&self) -> usize {
-        self.slot_count - self.search_slots.available_permits()
     }
 }
 
@@ -500,28 +438,13 @@ fn watchdog_delay(budget: Duration) -> Duration {
 /// The least time the watchdog gives a search.
 const WATCHDOG_FLOOR: Duration = Duration::from_millis(10);
 
-/// Search recursion is bounded by the ply limit; this leaves ample room.
-const SEARCH_STACK_BYTES: usize = 8 << 20;
-
-/// Search threads run at a lower priority than the threads that read requests and write replies,
-/// so that on a crowded machine a reply due now is not queued behind searches still thinking.
-fn lower_thread_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        // On Linux the nice value is per thread; 0 names the calling thread. Failure only means
-        // the search keeps the default priority.
-        // SAFETY: setpriority takes plain integers and touches no memory of ours.
-        let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 5) };
-    }
-}
-
-/// Searches on its own thread (one search, one thread) and formats the reply line.
+/// Answers a request: a certain move at once; otherwise a search on a slot of the pool, with the
+/// instant move (a win, a forced block, else the best-ordered move: microseconds) as the fallback.
 ///
-/// The search keeps its own deadline; the session keeps a second one, the watchdog. Before the
-/// search starts the session takes an instant move (a win, a forced block, else the best-ordered
-/// move: microseconds). Should no search slot free up in time, or the search still be running when
-/// the budget is nearly spent, the session answers the instant move (the thread stops at its next
-/// clock check).
+/// The search keeps its own deadline; the session keeps a second one, the watchdog. Should no
+/// search slot free up in time, the search still be running when the budget is nearly spent, the
+/// process be stopping or the client leave, the session answers the instant move and raises the
+/// search's stop flag (the thread stops at its next clock check and frees its slot).
 async fn answer<R: AsyncBufRead + Unpin>(
     request: Request,
     received: Instant,
@@ -540,12 +463,14 @@ async fn answer<R: AsyncBufRead + Unpin>(
         Ok(mv) => mv,
         Err(no_move) => return format!("ERROR {no_move}"),
     };
+    let (_in_flight, _) = InFlight::enter(&shared.requests_in_flight);
+    let watch = Watch {
+        size: format!("{}x{}", request.board.rows(), request.board.cols()),
+        instant,
+        watchdog: tokio::time::Instant::from_std(received + watchdog_delay(request.budget)),
+    };
     let client_gone = client_gone(reader);
     tokio::pin!(client_gone);
-    let (_in_flight, _) = InFlight::enter(&shared.requests_in_flight);
-    let size = format!("{}x{}", request.board.rows(), request.board.cols());
-    let budget = request.budget;
-    let watchdog = tokio::time::Instant::from_std(received + watchdog_delay(budget));
     // A stop lets the request's search go on for the grace period, not for the whole of a budget
     // that may be hours long.
     let stopping = async {
@@ -554,81 +479,41 @@ async fn answer<R: AsyncBufRead + Unpin>(
     };
     tokio::pin!(stopping);
     let slot = tokio::select! {
-        slot = tokio::time::timeout_at(watchdog, Arc::clone(&shared.search_slots).acquire_owned()) => slot,
-        _ = &mut stopping => {
-            tracing::info!(board = %size, "stopping: answering the instant move");
-            return instant.to_string();
-        }
-        _ = &mut client_gone => {
-            tracing::info!(board = %size, "the client left: no search");
-            return instant.to_string();
+        slot = tokio::time::timeout_at(watch.watchdog, shared.pool.slot()) => slot,
+        _ = &mut stopping => return watch.fallback("stopping: answering the instant move"),
+        _ = &mut client_gone => return watch.fallback("the client left: no search"),
+    };
+    let Ok(slot) = slot else {
+        tracing::warn!(board = %watch.size, "no search slot in time; answering the instant move");
+        return watch.instant.to_string();
+    };
+    let (searched, abandoned) = match start_search(request, received, shared, slot) {
+        Ok(started) => started,
+        Err(failure) => {
+            tracing::error!(%failure, "answering the instant move");
+            return watch.instant.to_string();
         }
     };
-    let Ok(Ok(slot)) = slot else {
-        tracing::warn!(board = %size, "no search slot in time; answering the instant move");
-        return instant.to_string();
-    };
-    // A fair share of what is left: the requests still waiting will want the slots too.
-    let now = Instant::now();
-    let left = (received + budget).saturating_duration_since(now);
-    let waiting = shared.requests_in_flight.load(Ordering::Acquire);
-    let share = left.mul_f64(shared.slot_count as f64 / waiting.max(shared.slot_count) as f64);
-    // Raised when the client leaves: the search stops at its next clock check and frees its slot.
-    let abandoned = Arc::new(AtomicBool::new(false));
-    let left_at: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
-    let deadline = Deadline::for_budget(now, share, shared.searches_running())
-        .with_stop(Arc::clone(&abandoned));
-    let reservation = shared.memory.reserve(shared.config.engine.hash_bytes);
-    let mut engine_config = shared.config.engine.clone();
-    engine_config.hash_bytes = reservation.bytes;
-    let (decision_tx, decision_rx) = oneshot::channel();
-    let client_left_at = Arc::clone(&left_at);
-    let spawned = std::thread::Builder::new()
-        .name("search".to_string())
-        .stack_size(SEARCH_STACK_BYTES)
-        .spawn(move || {
-            lower_thread_priority();
-            let decision = engine::think(&request.board, request.rule, &deadline, &engine_config);
-            drop(reservation);
-            drop(slot);
-            let left = client_left_at.lock().map(|at| *at).unwrap_or(None);
-            if let Some(left) = left {
-                tracing::info!(
-                    stopped_ms = left.elapsed().as_secs_f64() * 1000.0,
-                    "an abandoned search stopped and freed its slot"
-                );
-            }
-            let _ = decision_tx.send(decision);
-        });
-    if let Err(error) = spawned {
-        tracing::error!(%error, "cannot start a search thread; answering the instant move");
-        return instant.to_string();
-    }
     let searched = tokio::select! {
-        searched = tokio::time::timeout_at(watchdog, decision_rx) => match searched {
-            Ok(searched) => searched,
-            Err(_) => {
-                tracing::warn!(board = %size, "search overran its deadline; answering the instant move");
-                return instant.to_string();
-            }
-        },
+        searched = tokio::time::timeout_at(watch.watchdog, searched) => searched,
         _ = &mut stopping => {
-            tracing::info!(board = %size, "stopping: answering the instant move");
-            return instant.to_string();
+            abandoned.raise(false);
+            return watch.fallback("stopping: answering the instant move");
         }
         _ = &mut client_gone => {
-            if let Ok(mut at) = left_at.lock() {
-                *at = Some(Instant::now());
-            }
-            abandoned.store(true, Ordering::Relaxed);
-            tracing::info!(board = %size, "the client left: search stopped");
-            return instant.to_string();
+            abandoned.raise(true);
+            return watch.fallback("the client left: search stopped");
         }
+    };
+    let Ok(searched) = searched else {
+        abandoned.raise(false);
+        tracing::warn!(board = %watch.size, "search overran its deadline; answering the instant move");
+        return watch.instant.to_string();
     };
     match searched {
         Ok(Ok(decision)) => {
             tracing::debug!(
-                board = %size,
+                board = %watch.size,
                 mv = %decision.mv,
                 score = decision.score,
                 depth = decision.depth,
@@ -638,11 +523,86 @@ async fn answer<R: AsyncBufRead + Unpin>(
             );
             decision.mv.to_string()
         }
-        Ok(Err(no_move)) => format!("ERROR {no_move}"),
-        // A failed (panicked) search still owes the referee a legal move.
-        Err(_) => {
-            tracing::error!(board = %size, "search failed; answering the instant move");
-            instant.to_string()
+        Ok(Err(SearchFailure::NoMove(no_move))) => format!("ERROR {no_move}"),
+        // A failed search still owes the referee a legal move.
+        Ok(Err(failure)) => {
+            tracing::error!(board = %watch.size, %failure, "answering the instant move");
+            watch.instant.to_string()
         }
+        Err(_) => {
+            tracing::error!(board = %watch.size, "the search thread ended without an answer");
+            watch.instant.to_string()
+        }
+    }
+}
+
+/// What a request falls back on while it waits for its search.
+struct Watch {
+    size: String,
+    instant: Move,
+    /// When the instant move is sent if the search has not answered.
+    watchdog: tokio::time::Instant,
+}
+
+impl Watch {
+    fn fallback(&self, why: &str) -> String {
+        tracing::info!(board = %self.size, "{why}");
+        self.instant.to_string()
+    }
+}
+
+/// Starts the request's search on `slot`, with a fair share of what is left of its budget: the
+/// requests still waiting will want the slots too.
+fn start_search(
+    request: Request,
+    received: Instant,
+    shared: &Arc<Shared>,
+    slot: Slot,
+) -> Result<(oneshot::Receiver<SearchOutcome>, Abandon), SearchFailure> {
+    let now = Instant::now();
+    let left = (received + request.budget).saturating_duration_since(now);
+    let slots = shared.pool.slot_count();
+    let waiting = shared.requests_in_flight.load(Ordering::Acquire);
+    let share = left.mul_f64(slots as f64 / waiting.max(slots) as f64);
+    let abandon = Abandon::default();
+    let job = SearchJob {
+        name: "search".to_string(),
+        board: request.board,
+        rule: request.rule,
+        deadline: Deadline::for_budget(now, share, shared.pool.searches_running())
+            .with_stop(Arc::clone(&abandon.flag)),
+        config: shared.config.engine.clone(),
+    };
+    let (decision_tx, decision_rx) = oneshot::channel();
+    let client_left_at = Arc::clone(&abandon.client_left_at);
+    shared.pool.spawn(job, Some(slot), move |outcome| {
+        let left = client_left_at.lock().map(|at| *at).unwrap_or(None);
+        if let Some(left) = left {
+            tracing::info!(
+                stopped_ms = left.elapsed().as_secs_f64() * 1000.0,
+                "an abandoned search stopped and freed its slot"
+            );
+        }
+        let _ = decision_tx.send(outcome);
+    })?;
+    Ok((decision_rx, abandon))
+}
+
+/// The stop flag of a request's search, raised when its answer is no longer wanted.
+#[derive(Default)]
+struct Abandon {
+    flag: Arc<AtomicBool>,
+    /// When the client left, so the search can log how long it took to stop.
+    client_left_at: Arc<std::sync::Mutex<Option<Instant>>>,
+}
+
+impl Abandon {
+    fn raise(&self, client_left: bool) {
+        if client_left {
+            if let Ok(mut at) = self.client_left_at.lock() {
+                *at = Some(Instant::now());
+            }
+        }
+        self.flag.store(true, Ordering::Relaxed);
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::engine::{self, Deadline, EngineConfig, EngineKind};
+use crate::pool::{SearchFailure, SearchPool};
 use crate::protocol::read_bounded_line;
 use brain::{Brain, BrainConfig, Step, Think};
 
@@ -162,15 +163,13 @@ fn write_lines(out: &mut impl Write, lines: &[String]) -> std::io::Result<()> {
 /// Searches a position on the brain's clock, from the instant the command arrived.
 fn search(think: &Think, at: Instant, stop: &Arc<AtomicBool>) -> Result<engine::Decision, String> {
     let deadline = Deadline::for_own_clock(at, think.budget).with_stop(Arc::clone(stop));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine::think(&think.board, think.rule, &deadline, &think.engine)
-    }));
-    match result {
-        Ok(Ok(decision)) => Ok(decision),
-        Ok(Err(no_move)) => Err(format!("no move to play: {no_move}")),
+    // One search at a time, on this thread; its table is the brain's (`INFO max_memory`).
+    let pool = SearchPool::with_slots(think.engine.hash_bytes, 1);
+    match pool.search_here(&think.board, think.rule, &deadline, &think.engine) {
+        Ok(decision) => Ok(decision),
+        Err(SearchFailure::NoMove(no_move)) => Err(format!("no move to play: {no_move}")),
         Err(_) => {
             // The engine failed on this position; a legal move still keeps the game going.
-            tracing::error!("the search panicked; answering without it");
             engine::instant_move(&think.board, think.rule)
                 .map(|mv| engine::Decision {
                     mv,

@@ -1,11 +1,13 @@
 //! `builtin`: the engine in this process.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Answer, Fault, MoveTime, Player, TimeRules};
 use crate::board::{Board, Rule};
-use crate::engine::{self, Deadline, EngineConfig};
+use crate::engine::{Deadline, EngineConfig};
+use crate::pool::{SearchFailure, SearchJob, SearchPool};
 
 /// The engine, in this process.
 pub struct BuiltinPlayer {
@@ -34,35 +36,29 @@ impl Player for BuiltinPlayer {
         time: &MoveTime,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        // The search runs on its own thread so that the time limit holds for the engine too: a
-        // search that never returns loses on time and is left behind, and the match goes on.
+        // The search runs on a thread of its own so that the time limit holds for the engine too:
+        // a search that never returns loses on time and is left behind, and the match goes on.
         let (report, answer) = mpsc::channel();
-        let board = board.clone();
-        let config = self.config.clone();
-        let budget = time.budget;
-        let concurrency = self.concurrency;
         let start = Instant::now();
-        let spawned = std::thread::Builder::new()
-            .name(format!("search-{}", self.name))
-            .spawn(move || {
-                let deadline = Deadline::for_budget(start, budget, concurrency);
-                // An engine bug is this player's crash, not the match's end.
-                let thought = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    engine::think(&board, rule, &deadline, &config)
-                }));
-                let _ = report.send((thought, Instant::now()));
-            });
-        if let Err(error) = spawned {
-            return Err(Fault::Unavailable(format!(
-                "cannot start a search thread: {error}"
-            )));
-        }
+        let job = SearchJob {
+            name: format!("search-{}", self.name),
+            board: board.clone(),
+            rule,
+            deadline: Deadline::for_budget(start, time.budget, self.concurrency),
+            config: self.config.clone(),
+        };
+        // The player's own table is its memory: the games of a match each have their player.
+        let pool = Arc::new(SearchPool::with_slots(self.config.hash_bytes, 1));
+        pool.spawn(job, None, move |outcome| {
+            let _ = report.send((outcome, Instant::now()));
+        })
+        .map_err(|failure| Fault::Unavailable(failure.to_string()))?;
         match answer.recv_timeout(limit) {
-            Ok((Ok(Ok(decision)), at)) => Ok(Answer {
+            Ok((Ok(decision), at)) => Ok(Answer {
                 mv: decision.mv,
                 elapsed: at.saturating_duration_since(start),
             }),
-            Ok((Ok(Err(no_move)), _)) => {
+            Ok((Err(SearchFailure::NoMove(no_move)), _)) => {
                 Err(Fault::Crashed(format!("engine found no move: {no_move}")))
             }
             Ok((Err(_), _)) | Err(RecvTimeoutError::Disconnected) => {
