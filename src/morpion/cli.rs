@@ -9,10 +9,19 @@ use rand::SeedableRng;
 
 use crate::board::Stone;
 
-use super::agents::{Agent, AgentKind, Console};
+use super::agents::{Agent, AgentKind, Console, GameError};
 use super::arena::{play_game, play_series, Player};
 use super::grid::symbol;
-use super::persistence::StateFile;
+use super::persistence::{StateError, StateFile};
+
+/// Why a run stopped: its state file, or a game that could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum MorpionError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Game(#[from] GameError),
+}
 
 /// What to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +154,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         match practice_position {
             Some(position) if position < words.len() => {
                 let (_, name) = words.remove(position);
-                trainer = Some(AgentKind::parse(&name)?);
+                trainer = Some(AgentKind::parse(&name).map_err(|e| e.to_string())?);
             }
             _ => {
                 return Err(format!(
@@ -166,8 +175,8 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         ));
     }
     let players = [
-        AgentKind::parse(&words[0].1)?,
-        AgentKind::parse(&words[1].1)?,
+        AgentKind::parse(&words[0].1).map_err(|e| e.to_string())?,
+        AgentKind::parse(&words[1].1).map_err(|e| e.to_string())?,
     ];
     if trainer == Some(AgentKind::Human) {
         return Err("a human cannot be the trainer of thousands of games".to_string());
@@ -285,7 +294,7 @@ fn run_games(
     state_path: Option<PathBuf>,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
+) -> Result<(), MorpionError> {
     let mut state = match &state_path {
         Some(path) => Some(StateFile::load(path)?),
         None => None,
@@ -300,7 +309,7 @@ fn run_games(
         }
     }
     let any_learner = slots.iter().any(Option::is_some);
-    let save = |players: &[Player; 2], state: &mut Option<StateFile>| -> Result<(), String> {
+    let save = |players: &[Player; 2], state: &mut Option<StateFile>| -> Result<(), StateError> {
         let Some(state) = state else {
             return Ok(());
         };
@@ -359,7 +368,7 @@ fn train(
     practice: Practice,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
+) -> Result<(), GameError> {
     for player in players.iter_mut() {
         player.agent.set_training(true);
     }

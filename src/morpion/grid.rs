@@ -65,6 +65,15 @@ fn status_table() -> &'static [Status; CODES] {
     })
 }
 
+/// Why a text is not a morpion grid (state files store positions as text).
+#[derive(Debug, thiserror::Error)]
+pub enum GridParseError {
+    #[error("a morpion grid has 9 cells, {text:?} has {cells}")]
+    CellCount { text: String, cells: usize },
+    #[error("unknown cell {cell:?} in grid {text:?}")]
+    UnknownCell { cell: char, text: String },
+}
+
 /// A morpion position (see the module documentation for the encoding).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Grid(u16);
@@ -192,13 +201,13 @@ impl Grid {
     }
 
     /// Parses the nine-character form (`X`/`x`, `O`/`o`/`0`, `.`/`-`/space for empty).
-    pub fn parse(text: &str) -> Result<Grid, String> {
+    pub fn parse(text: &str) -> Result<Grid, GridParseError> {
         let chars: Vec<char> = text.chars().collect();
         if chars.len() != CELLS {
-            return Err(format!(
-                "a morpion grid has 9 cells, {text:?} has {}",
-                chars.len()
-            ));
+            return Err(GridParseError::CellCount {
+                text: text.to_string(),
+                cells: chars.len(),
+            });
         }
         let mut grid = Grid::EMPTY;
         for (cell, ch) in chars.into_iter().enumerate() {
@@ -206,7 +215,12 @@ impl Grid {
                 'X' | 'x' => grid = grid.with(cell, Stone::Black),
                 'O' | 'o' | '0' => grid = grid.with(cell, Stone::White),
                 '.' | '-' | ' ' => {}
-                other => return Err(format!("unknown cell {other:?} in grid {text:?}")),
+                other => {
+                    return Err(GridParseError::UnknownCell {
+                        cell: other,
+                        text: text.to_string(),
+                    })
+                }
             }
         }
         Ok(grid)

@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 
 use super::agents::{AgentKind, Console};
 use super::arena::{play_game, play_series, result_word, Player};
-use super::cli::{load_learner, store_learner};
+use super::cli::{load_learner, store_learner, MorpionError};
 use super::persistence::StateFile;
 
 /// Games of one training session, as in the seed.
@@ -45,7 +45,7 @@ pub fn run(
     state_path: Option<&Path>,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
+) -> Result<(), MorpionError> {
     let mut state = match state_path {
         Some(path) => Some(StateFile::load(path)?),
         None => None,
@@ -80,7 +80,7 @@ pub fn run(
                     // The input ended in the middle of a game: leave as at a quit.
                     Err(message) => {
                         console.say("\n");
-                        return Err(message);
+                        return Err(message.into());
                     }
                 };
                 tracing::debug!(result = result_word(winner), "game against a human");
