@@ -4,18 +4,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::board::Stone;
 
-use clap::error::ErrorKind;
-use clap::{CommandFactory, FromArgMatches};
-
-use super::agents::{Agent, AgentKind, AgentNameError, Console, GameError};
+use super::agents::{AgentKind, AgentNameError, Console, GameError};
 use super::arena::{play_game, play_series, Player};
 use super::grid::symbol;
-use super::persistence::{StateError, StateFile};
+use super::persistence::{SavedLearners, StateError};
 
 /// Why a run stopped: its state file, or a game that could not go on.
 #[derive(Debug, thiserror::Error)]
@@ -278,30 +277,6 @@ pub fn slots(players: &[AgentKind; 2]) -> [Option<String>; 2] {
     [first, second]
 }
 
-pub fn load_learner(player: &mut Player, slot: &str, state: &StateFile) {
-    match &mut player.agent {
-        Agent::Menace(menace) => {
-            if let Some(saved) = state.menace(slot) {
-                *menace = saved;
-            }
-        }
-        Agent::Rl(rl) => {
-            if let Some(saved) = state.rl(slot) {
-                *rl = saved;
-            }
-        }
-        _ => {}
-    }
-}
-
-pub fn store_learner(player: &Player, slot: &str, state: &mut StateFile) {
-    match &player.agent {
-        Agent::Menace(menace) => state.put_menace(slot, menace),
-        Agent::Rl(rl) => state.put_rl(slot, rl),
-        _ => {}
-    }
-}
-
 fn describe_seat(index: usize, player: &Player) -> String {
     let side = if index == 0 {
         Stone::Black
@@ -325,55 +300,43 @@ fn run_games(
     rng: &mut StdRng,
     console: &mut Console,
 ) -> Result<(), MorpionError> {
-    let mut state = match &state_path {
-        Some(path) => Some(StateFile::load(path)?),
-        None => None,
-    };
-    let slots = slots(&kinds);
-    let mut players = [Player::new(kinds[0]), Player::new(kinds[1])];
-    if let Some(state) = &state {
-        for (player, slot) in players.iter_mut().zip(&slots) {
-            if let Some(slot) = slot {
-                load_learner(player, slot, state);
-            }
+    let mut saved = SavedLearners::open(state_path.as_deref(), slots(&kinds))?;
+    let mut players = kinds.map(Player::new);
+    saved.restore(players.each_mut());
+    if let Some(practice) = practice {
+        if practice.games > 0 {
+            train(&mut players, practice, rng, console)?;
+            saved.keep(players.each_ref())?;
         }
-    }
-    let any_learner = slots.iter().any(Option::is_some);
-    let save = |players: &[Player; 2], state: &mut Option<StateFile>| -> Result<(), StateError> {
-        let Some(state) = state else {
-            return Ok(());
-        };
-        if !any_learner {
-            return Ok(());
-        }
-        for (player, slot) in players.iter().zip(&slots) {
-            if let Some(slot) = slot {
-                store_learner(player, slot, state);
-            }
-        }
-        state.save()?;
-        tracing::info!("state saved to {}", state.path().display());
-        Ok(())
-    };
-
-    if let Some(practice) = practice.filter(|p| p.games > 0) {
-        train(&mut players, practice, rng, console)?;
-        save(&players, &mut state)?;
-    }
-    if practice.is_some() {
+        // The games that follow -p measure what was learnt: nothing more is learnt or counted
+        // from the training.
         for player in &mut players {
             player.agent.set_training(false);
             player.record = Default::default();
         }
     }
+    play_games(&mut players, games, rng, console)?;
+    if practice.is_none() {
+        // Learners played in training mode: keep what they learnt.
+        saved.keep(players.each_ref())?;
+    }
+    Ok(())
+}
 
-    let [x, o] = &mut players;
+/// The game of `-s` (shown), or the `-t N` games (shown only to a human), then both records.
+fn play_games(
+    players: &mut [Player; 2],
+    games: Option<u64>,
+    rng: &mut StdRng,
+    console: &mut Console,
+) -> Result<(), GameError> {
+    let [x, o] = players;
     match games {
         None => {
             play_game(x, o, rng, console, true)?;
         }
         Some(n) => {
-            let show = kinds.contains(&AgentKind::Human);
+            let show = x.kind() == AgentKind::Human || o.kind() == AgentKind::Human;
             for _ in 0..n {
                 play_game(x, o, rng, console, show)?;
             }
@@ -381,13 +344,9 @@ fn run_games(
     }
     console.say(&format!(
         "{}\n{}\n",
-        describe_seat(0, &players[0]),
-        describe_seat(1, &players[1])
+        describe_seat(0, x),
+        describe_seat(1, o)
     ));
-    if practice.is_none() {
-        // Learners played in training mode: keep what they learnt.
-        save(&players, &mut state)?;
-    }
     Ok(())
 }
 

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::agents::Agent;
+use super::arena::Player;
 use super::grid::{Grid, GridParseError, Status, CELLS};
 use super::menace::{Menace, MenaceTableError};
 use super::rl::{Estimate, Rl, RlTableError};
@@ -232,6 +234,69 @@ impl StateFile {
         };
         let text = serde_json::to_string(&document).map_err(StateError::Encode)?;
         write_atomically(&self.path, text.as_bytes())
+    }
+}
+
+/// A run's state file, if it has one, and the slot there of each of its two players (`None` for
+/// a player that learns nothing).
+pub struct SavedLearners {
+    state: Option<StateFile>,
+    slots: [Option<String>; 2],
+}
+
+impl SavedLearners {
+    /// Reads the state file now, so that a damaged one stops the run before any game.
+    pub fn open(path: Option<&Path>, slots: [Option<String>; 2]) -> Result<Self, StateError> {
+        let state = path.map(StateFile::load).transpose()?;
+        Ok(SavedLearners { state, slots })
+    }
+
+    /// Gives each learner the table saved in its slot, if there is one.
+    pub fn restore(&self, players: [&mut Player; 2]) {
+        let Some(state) = &self.state else {
+            return;
+        };
+        for (player, slot) in players.into_iter().zip(&self.slots) {
+            let Some(slot) = slot else {
+                continue;
+            };
+            match &mut player.agent {
+                Agent::Menace(menace) => {
+                    if let Some(saved) = state.menace(slot) {
+                        *menace = saved;
+                    }
+                }
+                Agent::Rl(rl) => {
+                    if let Some(saved) = state.rl(slot) {
+                        *rl = saved;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Writes the learners' tables to the state file (nothing without a file or a learner).
+    pub fn keep(&mut self, players: [&Player; 2]) -> Result<(), StateError> {
+        let Some(state) = &mut self.state else {
+            return Ok(());
+        };
+        if self.slots.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        for (player, slot) in players.into_iter().zip(&self.slots) {
+            let Some(slot) = slot else {
+                continue;
+            };
+            match &player.agent {
+                Agent::Menace(menace) => state.put_menace(slot, menace),
+                Agent::Rl(rl) => state.put_rl(slot, rl),
+                _ => {}
+            }
+        }
+        state.save()?;
+        tracing::info!("state saved to {}", state.path().display());
+        Ok(())
     }
 }
 
