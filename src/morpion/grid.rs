@@ -16,6 +16,24 @@ pub const CODES: usize = 19_683;
 
 const POWERS: [u16; CELLS] = [1, 3, 9, 27, 81, 243, 729, 2187, 6561];
 
+/// The digit of a cell holding `stone`. The digits are fixed for good: codes order positions, a
+/// MENACE box is the smallest-code image of its position, and a state file whose boxes are not
+/// those images is refused, so other digits would make every saved MENACE unreadable.
+const fn stone_digit(stone: Stone) -> u16 {
+    match stone {
+        Stone::Black => 1,
+        Stone::White => 2,
+    }
+}
+
+const fn digit_stone(digit: u16) -> Option<Stone> {
+    match digit {
+        1 => Some(Stone::Black),
+        2 => Some(Stone::White),
+        _ => None,
+    }
+}
+
 /// The eight symmetries of the square, as cell permutations: `SYMMETRIES[s][i]` is where cell `i`
 /// goes under symmetry `s` (identity first).
 pub const SYMMETRIES: [[usize; CELLS]; 8] = [
@@ -90,22 +108,18 @@ impl Grid {
         self.0
     }
 
+    fn digit(self, cell: usize) -> u16 {
+        (self.0 / POWERS[cell]) % 3
+    }
+
     pub fn get(self, cell: usize) -> Option<Stone> {
-        match (self.0 / POWERS[cell]) % 3 {
-            1 => Some(Stone::Black),
-            2 => Some(Stone::White),
-            _ => None,
-        }
+        digit_stone(self.digit(cell))
     }
 
     /// The position after `stone` is placed on `cell`, which must be empty.
     pub fn with(self, cell: usize, stone: Stone) -> Grid {
         debug_assert!(self.get(cell).is_none());
-        let digit = match stone {
-            Stone::Black => 1,
-            Stone::White => 2,
-        };
-        Grid(self.0 + digit * POWERS[cell])
+        Grid(self.0 + stone_digit(stone) * POWERS[cell])
     }
 
     pub fn is_empty_cell(self, cell: usize) -> bool {
@@ -151,8 +165,7 @@ impl Grid {
     pub fn transformed(self, s: usize) -> Grid {
         let mut code = 0u16;
         for cell in 0..CELLS {
-            let digit = (self.0 / POWERS[cell]) % 3;
-            code += digit * POWERS[SYMMETRIES[s][cell]];
+            code += self.digit(cell) * POWERS[SYMMETRIES[s][cell]];
         }
         Grid(code)
     }
@@ -310,6 +323,17 @@ mod tests {
         assert_eq!(classes.len(), 1);
         let (canon, s) = grid.canonical();
         assert_eq!(grid.transformed(s), canon);
+    }
+
+    #[test]
+    fn codes_keep_the_encoding_saved_boxes_depend_on() {
+        let code = |text: &str| Grid::parse(text).unwrap().code();
+        assert_eq!(code("X........"), 1);
+        assert_eq!(code("O........"), 2);
+        assert_eq!(code(".X......."), 3);
+        assert_eq!(code("........O"), 2 * 6561);
+        // The box of a lone corner X is the top-left corner's, the smallest code.
+        assert_eq!(Grid::parse("........X").unwrap().canonical().0, Grid(1));
     }
 
     #[test]
