@@ -143,12 +143,28 @@ fn bad_command_lines_get_a_one_line_error() {
         vec!["-s", "random", "wizard"],
         vec!["-s", "random", "heuristic:12"],
         vec!["--nope"],
+        vec!["-s", "-t", "3", "random", "random"],
+        vec!["-s", "random", "rl", "-p", "10", "human"],
+        vec!["-t", "5", "random", "rl", "-p"],
     ] {
         let output = morpion(&args, "");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let message = stderr(&output);
         assert_eq!(message.trim().lines().count(), 1, "{args:?}: {message}");
         assert!(message.starts_with("connect5 morpion: "), "{message}");
+    }
+}
+
+#[test]
+fn help_lists_every_option() {
+    // -h and --help must get past the top-level parser to the morpion one.
+    for flag in ["--help", "-h"] {
+        let output = morpion(&[flag], "");
+        assert!(output.status.success(), "{flag}: {}", stderr(&output));
+        let text = stdout(&output);
+        for option in ["-s", "-t <N>", "-p <M>", "--state <FILE>", "--seed <N>"] {
+            assert!(text.contains(option), "{flag}: no {option} in:\n{text}");
+        }
     }
 }
 

@@ -32,8 +32,40 @@ pub enum AgentKind {
 /// Deepest useful heuristic search: the game has nine moves.
 pub const MAX_HEURISTIC_DEPTH: u32 = 9;
 
+/// Why a word of the command line names no agent.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentNameError {
+    #[error("heuristic depth {0:?} is not a number (expected heuristic:P with P from 1 to {MAX_HEURISTIC_DEPTH})")]
+    DepthNotANumber(String),
+    #[error("heuristic depth {0} out of range (1 to {MAX_HEURISTIC_DEPTH})")]
+    DepthOutOfRange(u32),
+    #[error("unknown agent {0:?} (expected human, random, perfect (or ai), menace, rl, heuristic:P or attractor)")]
+    Unknown(String),
+}
+
+/// Why a game stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    #[error("no move to play in {0}")]
+    NoMove(Grid),
+    #[error("the solver has no value for {0}")]
+    NoSolverValue(Grid),
+    #[error("the input ended before the human played")]
+    InputEnded,
+    #[error("cannot read the standard input: {0}")]
+    ReadInput(std::io::Error),
+    #[error("{agent} played cell {cell}, which is not free in {grid}")]
+    IllegalMove {
+        agent: AgentKind,
+        cell: usize,
+        grid: Grid,
+    },
+    #[error("impossible position {0}")]
+    ImpossiblePosition(Grid),
+}
+
 impl AgentKind {
-    pub fn parse(text: &str) -> Result<AgentKind, String> {
+    pub fn parse(text: &str) -> Result<AgentKind, AgentNameError> {
         let lower = text.to_ascii_lowercase();
         let kind = match lower.as_str() {
             "human" => AgentKind::Human,
@@ -44,19 +76,15 @@ impl AgentKind {
             "attractor" => AgentKind::Attractor,
             _ => {
                 if let Some(depth) = lower.strip_prefix("heuristic:") {
-                    let depth: u32 = depth.parse().map_err(|_| {
-                        format!("heuristic depth {depth:?} is not a number (expected heuristic:P with P from 1 to {MAX_HEURISTIC_DEPTH})")
-                    })?;
+                    let depth: u32 = depth
+                        .parse()
+                        .map_err(|_| AgentNameError::DepthNotANumber(depth.to_string()))?;
                     if !(1..=MAX_HEURISTIC_DEPTH).contains(&depth) {
-                        return Err(format!(
-                            "heuristic depth {depth} out of range (1 to {MAX_HEURISTIC_DEPTH})"
-                        ));
+                        return Err(AgentNameError::DepthOutOfRange(depth));
                     }
                     AgentKind::Heuristic(depth)
                 } else {
-                    return Err(format!(
-                        "unknown agent {text:?} (expected human, random, perfect (or ai), menace, rl, heuristic:P or attractor)"
-                    ));
+                    return Err(AgentNameError::Unknown(text.to_string()));
                 }
             }
         };
@@ -172,10 +200,10 @@ impl Agent {
         grid: Grid,
         rng: &mut StdRng,
         console: &mut Console,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, GameError> {
         let empties: Vec<usize> = grid.empty_cells().collect();
         if empties.is_empty() || grid.to_move().is_none() {
-            return Err(format!("no move to play in {grid}"));
+            return Err(GameError::NoMove(grid));
         }
         let random = |rng: &mut StdRng, cells: &[usize]| cells[rng.gen_range(0..cells.len())];
         let cell = match self {
@@ -184,7 +212,7 @@ impl Agent {
             Agent::Perfect(perfect) => {
                 let best = perfect.best_cells(grid);
                 if best.is_empty() {
-                    return Err(format!("the solver has no value for {grid}"));
+                    return Err(GameError::NoSolverValue(grid));
                 }
                 random(rng, &best)
             }
@@ -228,12 +256,12 @@ impl<'a> Console<'a> {
     }
 
     /// Reads one line; `None` at the end of the input.
-    pub fn read_line(&mut self) -> Result<Option<String>, String> {
+    pub fn read_line(&mut self) -> Result<Option<String>, GameError> {
         let mut line = String::new();
         match self.input.read_line(&mut line) {
             Ok(0) => Ok(None),
             Ok(_) => Ok(Some(line.trim().to_string())),
-            Err(e) => Err(format!("cannot read the standard input: {e}")),
+            Err(e) => Err(GameError::ReadInput(e)),
         }
     }
 
@@ -244,14 +272,12 @@ impl<'a> Console<'a> {
     }
 
     /// Asks the human for a cell until a legal one is given.
-    fn ask_cell(&mut self, grid: Grid) -> Result<usize, String> {
-        let side = grid
-            .to_move()
-            .ok_or_else(|| format!("no move to play in {grid}"))?;
+    fn ask_cell(&mut self, grid: Grid) -> Result<usize, GameError> {
+        let side = grid.to_move().ok_or(GameError::NoMove(grid))?;
         loop {
             self.say(&format!("{} to play: ", symbol(side)));
             let Some(line) = self.read_line()? else {
-                return Err("the input ended before the human played".to_string());
+                return Err(GameError::InputEnded);
             };
             match line.parse::<usize>() {
                 Ok(cell) if grid.is_empty_cell(cell) => return Ok(cell),

@@ -77,6 +77,7 @@ pub fn minimax_values(graph: &GameGraph) -> Vec<i32> {
     values
 }
 
+#[derive(Default)]
 struct TreeCounts {
     nodes: u64,
     leaves: u64,
@@ -225,37 +226,65 @@ pub fn compute() -> Facts {
     let x_wins = count(&|s| *s == Status::Won(Stone::Black));
     let o_wins = count(&|s| *s == Status::Won(Stone::White));
     let draws = count(&|s| *s == Status::Draw);
-    let attractor_x = attractors.x.iter().filter(|r| r.is_some()).count();
-    let attractor_o = attractors.o.iter().filter(|r| r.is_some()).count();
     let draw_region = (0..graph.len())
         .filter(|&i| attractors.x[i].is_none() && attractors.o[i].is_none())
         .count();
     let values = minimax_values(graph);
     let canonical: HashSet<Grid> = graph.positions.iter().map(|g| g.canonical().0).collect();
+    let games = count_games(Grid::EMPTY, &mut HashMap::new());
 
-    let mut game_memo = HashMap::new();
-    let games = count_games(Grid::EMPTY, &mut game_memo);
-    let games_up_to_symmetry = count_games_up_to_symmetry(Grid::EMPTY, &mut HashMap::new());
-
-    let mut minimax_counts = TreeCounts {
-        nodes: 0,
-        leaves: 0,
-    };
+    let mut minimax_counts = TreeCounts::default();
     minimax_tree(Grid::EMPTY, &mut minimax_counts);
-    let mut alphabeta_counts = TreeCounts {
-        nodes: 0,
-        leaves: 0,
-    };
+    let mut alphabeta_counts = TreeCounts::default();
     alphabeta_tree(Grid::EMPTY, i32::MIN, i32::MAX, &mut alphabeta_counts);
 
-    // The perfect player's values come from the engine's solver: check them against the graph.
-    let mut solver_checked = 0;
-    let mut solver_agrees = 0;
+    let (solver_checked, solver_agrees) = solver_agreement(graph, &values);
+    let (solver_nodes_3x3, _) = solve_empty(3).unwrap_or_default();
+    let (solver_nodes_4x4, solver_time_4x4) = solve_empty(4).unwrap_or_default();
+
+    Facts {
+        positions: graph.len(),
+        terminal: x_wins + o_wins + draws,
+        x_wins,
+        o_wins,
+        draws,
+        attractor_x: attractors.x.iter().filter(|r| r.is_some()).count(),
+        attractor_o: attractors.o.iter().filter(|r| r.is_some()).count(),
+        draw_region,
+        minimax_plus: values.iter().filter(|&&v| v == 1).count(),
+        minimax_minus: values.iter().filter(|&&v| v == -1).count(),
+        minimax_zero: values.iter().filter(|&&v| v == 0).count(),
+        empty_board_value: values[0],
+        positions_up_to_symmetry: canonical.len(),
+        games: games.iter().sum(),
+        games_up_to_symmetry: count_games_up_to_symmetry(Grid::EMPTY, &mut HashMap::new()),
+        x_won_games: games[0],
+        o_won_games: games[1],
+        drawn_games: games[2],
+        minimax_nodes: minimax_counts.nodes,
+        minimax_leaves: minimax_counts.leaves,
+        alphabeta_nodes: alphabeta_counts.nodes,
+        alphabeta_leaves: alphabeta_counts.leaves,
+        memoised_positions: graph.len(),
+        solver_checked,
+        solver_agrees,
+        solver_nodes_3x3,
+        solver_nodes_4x4,
+        solver_time_4x4,
+        evaluation: heuristic_evaluation(graph, &values),
+    }
+}
+
+/// The perfect player's values come from the engine's solver: how many of the non-terminal
+/// positions there are, and on how many the solver agrees with the game graph's minimax.
+fn solver_agreement(graph: &GameGraph, values: &[i32]) -> (usize, usize) {
+    let mut checked = 0;
+    let mut agrees = 0;
     for (id, grid) in graph.positions.iter().enumerate() {
         let Some(side) = grid.to_move() else {
             continue;
         };
-        solver_checked += 1;
+        checked += 1;
         let decision = solver::solve_small(&grid.to_board(), rule(), side, &Deadline::unlimited());
         let Some(decision) = decision else {
             continue;
@@ -273,60 +302,31 @@ pub fn compute() -> Facts {
             -solved
         };
         if for_x == values[id] {
-            solver_agrees += 1;
+            agrees += 1;
         }
     }
+    (checked, agrees)
+}
 
-    let solve_empty = |side: usize| {
-        let board = crate::board::Board::new(side, side).ok()?;
-        let rule = crate::board::Rule::for_board(side, side);
-        let start = std::time::Instant::now();
-        let decision = solver::solve_small(&board, rule, Stone::Black, &Deadline::unlimited())?;
-        Some((decision.nodes, start.elapsed()))
-    };
-    let (solver_nodes_3x3, _) = solve_empty(3).unwrap_or_default();
-    let (solver_nodes_4x4, solver_time_4x4) = solve_empty(4).unwrap_or_default();
+/// The solver's nodes and time for the empty `side`×`side` board (`side` in a row).
+fn solve_empty(side: usize) -> Option<(u64, std::time::Duration)> {
+    let board = crate::board::Board::new(side, side).ok()?;
+    let rule = crate::board::Rule::for_board(side, side);
+    let start = std::time::Instant::now();
+    let decision = solver::solve_small(&board, rule, Stone::Black, &Deadline::unlimited())?;
+    Some((decision.nodes, start.elapsed()))
+}
 
+/// [`evaluate_heuristic`] at each of [`EVALUATION_DEPTHS`], one search (and its cache) for all.
+fn heuristic_evaluation(graph: &GameGraph, values: &[i32]) -> Vec<(u32, ValueCounts, ValueCounts)> {
     let mut search = HeuristicMinimax::new();
-    let evaluation = EVALUATION_DEPTHS
+    EVALUATION_DEPTHS
         .iter()
         .map(|&depth| {
-            let (chosen, all) = evaluate_heuristic(depth, graph, &values, &mut search);
+            let (chosen, all) = evaluate_heuristic(depth, graph, values, &mut search);
             (depth, chosen, all)
         })
-        .collect();
-
-    Facts {
-        positions: graph.len(),
-        terminal: x_wins + o_wins + draws,
-        x_wins,
-        o_wins,
-        draws,
-        attractor_x,
-        attractor_o,
-        draw_region,
-        minimax_plus: values.iter().filter(|&&v| v == 1).count(),
-        minimax_minus: values.iter().filter(|&&v| v == -1).count(),
-        minimax_zero: values.iter().filter(|&&v| v == 0).count(),
-        empty_board_value: values[0],
-        positions_up_to_symmetry: canonical.len(),
-        games: games.iter().sum(),
-        games_up_to_symmetry,
-        x_won_games: games[0],
-        o_won_games: games[1],
-        drawn_games: games[2],
-        minimax_nodes: minimax_counts.nodes,
-        minimax_leaves: minimax_counts.leaves,
-        alphabeta_nodes: alphabeta_counts.nodes,
-        alphabeta_leaves: alphabeta_counts.leaves,
-        memoised_positions: graph.len(),
-        solver_checked,
-        solver_agrees,
-        solver_nodes_3x3,
-        solver_nodes_4x4,
-        solver_time_4x4,
-        evaluation,
-    }
+        .collect()
 }
 
 /// 5478 → "5,478".

@@ -4,7 +4,7 @@ use rand::rngs::StdRng;
 
 use crate::board::Stone;
 
-use super::agents::{Agent, AgentKind, Console};
+use super::agents::{Agent, AgentKind, Console, GameError};
 use super::grid::{symbol, Grid, Status};
 use super::stats::{Outcome, Record};
 
@@ -37,7 +37,7 @@ pub fn play_game(
     rng: &mut StdRng,
     console: &mut Console,
     show: bool,
-) -> Result<Winner, String> {
+) -> Result<Winner, GameError> {
     let numbers = x.kind() == AgentKind::Human || o.kind() == AgentKind::Human;
     let mut grid = Grid::EMPTY;
     if show {
@@ -53,10 +53,11 @@ pub fn play_game(
                 };
                 let cell = player.agent.choose(grid, rng, console)?;
                 if !grid.is_empty_cell(cell) {
-                    return Err(format!(
-                        "{} played cell {cell}, which is not free in {grid}",
-                        player.kind()
-                    ));
+                    return Err(GameError::IllegalMove {
+                        agent: player.kind(),
+                        cell,
+                        grid,
+                    });
                 }
                 grid = grid.with(cell, side);
                 if show {
@@ -70,7 +71,7 @@ pub fn play_game(
             }
             Status::Won(winner) => break Some(winner),
             Status::Draw => break None,
-            Status::Impossible => return Err(format!("impossible position {grid}")),
+            Status::Impossible => return Err(GameError::ImpossiblePosition(grid)),
         }
     };
     x.agent.game_over(winner, Stone::Black);
@@ -99,7 +100,7 @@ pub fn play_series(
     games: u64,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
+) -> Result<(), GameError> {
     for _ in 0..games {
         play_game(x, o, rng, console, false)?;
     }

@@ -4,15 +4,26 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::board::Stone;
 
-use super::agents::{Agent, AgentKind, Console};
+use super::agents::{AgentKind, AgentNameError, Console, GameError};
 use super::arena::{play_game, play_series, Player};
 use super::grid::symbol;
-use super::persistence::StateFile;
+use super::persistence::{SavedLearners, StateError};
+
+/// Why a run stopped: its state file, or a game that could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum MorpionError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Game(#[from] GameError),
+}
 
 /// What to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,154 +52,181 @@ pub struct Options {
     pub seed: Option<u64>,
 }
 
-fn count(flag: &str, value: Option<&String>) -> Result<u64, String> {
-    let value = value.ok_or_else(|| format!("{flag} needs a number of games"))?;
-    value
-        .parse::<u64>()
-        .map_err(|_| format!("{flag} {value:?}: not a number of games"))
+const USAGE: &str = "connect5 morpion -s A B [-p M [TRAINER]] [--state FILE] [--seed N]
+       connect5 morpion -t N A B [-p M [TRAINER]] [--state FILE] [--seed N]
+       connect5 morpion menace [--state FILE] [--seed N]
+       connect5 morpion analyze";
+
+const AFTER_HELP: &str = "\
+Agents: human, random, perfect (or ai), menace, rl, heuristic:P (depth P, 1-9), attractor.
+A plays X (first), B plays O. The trainer of -p is named only when three agents are: it is the
+one right after -p M (-t 10 random rl -p 500 ai: trainer ai; -t 10 -p 500 random rl: none).
+menace        seed 000's menu: play MENACE, train it, reset it
+analyze       the seeds' facts about the game, computed";
+
+/// The words after `connect5 morpion`, as clap reads them; [`parse`] then gives the agents their
+/// roles, which depends on where `-p` stands among them.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "connect5 morpion",
+    bin_name = "connect5 morpion",
+    about = "The morpion (tic-tac-toe) agents of the course: games, training, analysis",
+    override_usage = USAGE,
+    after_help = AFTER_HELP,
+    // Seed 004's tictactoe let a repeated option replace the earlier one.
+    args_override_self = true
+)]
+struct Arguments {
+    /// One game, shown move by move
+    #[arg(short = 's', conflicts_with = "series")]
+    single: bool,
+    /// N games, then each player's record
+    #[arg(short = 't', value_name = "N")]
+    series: Option<u64>,
+    /// First the learners (menace, rl) train M games against the trainer, else each other
+    #[arg(short = 'p', value_name = "M")]
+    practice: Option<u64>,
+    /// Load the MENACE and RL tables from FILE, save them after training
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// Seed of the random generator (reproducible runs)
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// A B [TRAINER] with -s or -t; alone: menace (seed 000's menu) or analyze
+    #[arg(value_name = "AGENT")]
+    words: Vec<String>,
+}
+
+/// The help of `connect5 morpion`, for the top-level `connect5 help morpion`.
+pub fn help() -> clap::builder::StyledStr {
+    Arguments::command().render_long_help()
+}
+
+/// A command line that clap accepts but that names the wrong agents or too many of them.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error("nothing to do: use -s A B, -t N A B, menace or analyze")]
+    NothingToDo,
+    #[error("unexpected {0:?}: use -s A B, -t N A B, menace or analyze")]
+    Unexpected(String),
+    #[error("-p goes with -s or -t")]
+    PracticeWithoutGames,
+    #[error("three agents named ({0}) but only two play; a trainer goes right after -p M")]
+    TrainerMisplaced(String),
+    #[error("two agents are needed (X then O), {0} given")]
+    AgentCount(usize),
+    #[error(transparent)]
+    Agent(#[from] AgentNameError),
+    #[error("a human cannot be the trainer of thousands of games")]
+    HumanTrainer,
+}
+
+impl UsageError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            UsageError::NothingToDo => ErrorKind::MissingRequiredArgument,
+            UsageError::Unexpected(_) => ErrorKind::UnknownArgument,
+            UsageError::PracticeWithoutGames => ErrorKind::ArgumentConflict,
+            UsageError::TrainerMisplaced(_) | UsageError::AgentCount(_) => {
+                ErrorKind::WrongNumberOfValues
+            }
+            UsageError::Agent(_) | UsageError::HumanTrainer => ErrorKind::InvalidValue,
+        }
+    }
 }
 
 /// Parses the words after `connect5 morpion`.
 ///
 /// `-p M` takes a trainer only when one more agent is named than the two players: in
 /// `-t 10 random rl -p 500 ai` the trainer is `ai`, in `-t 10 -p 500 random rl` there is none.
-pub fn parse(args: &[String]) -> Result<Options, String> {
-    let mut single = false;
-    let mut series = None;
-    let mut practice_games = None;
-    let mut practice_position = None;
-    let mut state = None;
-    let mut seed = None;
-    let mut words: Vec<(usize, String)> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        match arg {
-            "-s" => single = true,
-            "-t" => {
-                series = Some(count("-t", args.get(i + 1))?);
-                i += 1;
-            }
-            "-p" => {
-                practice_games = Some(count("-p", args.get(i + 1))?);
-                i += 1;
-                practice_position = Some(words.len());
-            }
-            "--state" => {
-                let path = args
-                    .get(i + 1)
-                    .ok_or_else(|| "--state needs a file name".to_string())?;
-                state = Some(PathBuf::from(path));
-                i += 1;
-            }
-            "--seed" => {
-                let value = args
-                    .get(i + 1)
-                    .ok_or_else(|| "--seed needs a number".to_string())?;
-                seed = Some(
-                    value
-                        .parse::<u64>()
-                        .map_err(|_| format!("--seed {value:?}: not a number"))?,
-                );
-                i += 1;
-            }
-            _ if arg.starts_with("--state=") => {
-                state = Some(PathBuf::from(&arg["--state=".len()..]));
-            }
-            _ if arg.starts_with("--seed=") => {
-                let value = &arg["--seed=".len()..];
-                seed = Some(
-                    value
-                        .parse::<u64>()
-                        .map_err(|_| format!("--seed {value:?}: not a number"))?,
-                );
-            }
-            _ if arg.starts_with('-') && arg.len() > 1 => {
-                return Err(format!(
-                    "unknown option {arg:?} (expected -s, -t N, -p M [TRAINER], --state FILE, --seed N)"
-                ))
-            }
-            _ => words.push((i, arg.to_string())),
-        }
-        i += 1;
-    }
-    if single && series.is_some() {
-        return Err("-s and -t exclude each other: one game or N games".to_string());
-    }
-    if !single && series.is_none() {
-        let command = match words.as_slice() {
-            [(_, w)] if w.eq_ignore_ascii_case("menace") => Command::Menu,
-            [(_, w)] if w.eq_ignore_ascii_case("analyze") => Command::Analyze,
-            [] => return Err("nothing to do: use -s A B, -t N A B, menace or analyze".to_string()),
-            _ => {
-                return Err(format!(
-                    "unexpected {:?}: use -s A B, -t N A B, menace or analyze",
-                    words
-                        .iter()
-                        .map(|(_, w)| w.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ))
-            }
-        };
-        if practice_games.is_some() {
-            return Err("-p goes with -s or -t".to_string());
-        }
-        return Ok(Options {
-            command,
-            state,
-            seed,
-        });
-    }
-    let mut trainer = None;
-    if words.len() == 3 {
-        match practice_position {
-            Some(position) if position < words.len() => {
-                let (_, name) = words.remove(position);
-                trainer = Some(AgentKind::parse(&name)?);
-            }
-            _ => {
-                return Err(format!(
-                    "three agents named ({}) but only two play; a trainer goes right after -p M",
-                    words
-                        .iter()
-                        .map(|(_, w)| w.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            }
-        }
-    }
-    if words.len() != 2 {
-        return Err(format!(
-            "two agents are needed (X then O), {} given",
-            words.len()
-        ));
-    }
-    let players = [
-        AgentKind::parse(&words[0].1)?,
-        AgentKind::parse(&words[1].1)?,
-    ];
-    if trainer == Some(AgentKind::Human) {
-        return Err("a human cannot be the trainer of thousands of games".to_string());
-    }
-    let practice = practice_games.map(|games| Practice { games, trainer });
-    Ok(Options {
-        command: Command::Games {
-            games: series,
-            players,
-            practice,
-        },
-        state,
-        seed,
-    })
+pub fn parse(words: &[String]) -> Result<Options, clap::Error> {
+    let mut command = Arguments::command();
+    let program = std::iter::once("connect5 morpion".to_string());
+    let matches = command.try_get_matches_from_mut(program.chain(words.iter().cloned()))?;
+    let arguments = Arguments::from_arg_matches(&matches)?;
+    // Clap numbers every value in order, options' values and positionals alike.
+    let words_before_practice = matches.index_of("practice").map(|practice| {
+        matches
+            .indices_of("words")
+            .map_or(0, |indices| indices.filter(|&i| i < practice).count())
+    });
+    arguments
+        .into_options(words_before_practice)
+        .map_err(|problem| command.error(problem.kind(), problem))
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let options = match parse(args) {
+impl Arguments {
+    fn into_options(self, words_before_practice: Option<usize>) -> Result<Options, UsageError> {
+        let command = if self.single || self.series.is_some() {
+            self.games(words_before_practice)?
+        } else {
+            self.other_command()?
+        };
+        Ok(Options {
+            command,
+            state: self.state,
+            seed: self.seed,
+        })
+    }
+
+    /// `menace` or `analyze`, the commands without -s or -t.
+    fn other_command(&self) -> Result<Command, UsageError> {
+        let command = match self.words.as_slice() {
+            [word] if word.eq_ignore_ascii_case("menace") => Command::Menu,
+            [word] if word.eq_ignore_ascii_case("analyze") => Command::Analyze,
+            [] => return Err(UsageError::NothingToDo),
+            words => return Err(UsageError::Unexpected(words.join(" "))),
+        };
+        if self.practice.is_some() {
+            return Err(UsageError::PracticeWithoutGames);
+        }
+        Ok(command)
+    }
+
+    fn games(&self, words_before_practice: Option<usize>) -> Result<Command, UsageError> {
+        let mut words = self.words.clone();
+        let mut trainer = None;
+        if words.len() == 3 {
+            match words_before_practice {
+                Some(position) if position < words.len() => {
+                    trainer = Some(AgentKind::parse(&words.remove(position))?);
+                }
+                _ => return Err(UsageError::TrainerMisplaced(words.join(", "))),
+            }
+        }
+        let [x, o] = words.as_slice() else {
+            return Err(UsageError::AgentCount(words.len()));
+        };
+        let players = [AgentKind::parse(x)?, AgentKind::parse(o)?];
+        if trainer == Some(AgentKind::Human) {
+            return Err(UsageError::HumanTrainer);
+        }
+        Ok(Command::Games {
+            games: self.series,
+            players,
+            practice: self.practice.map(|games| Practice { games, trainer }),
+        })
+    }
+}
+
+/// Clap renders an error as the problem, the usage and a hint, on several lines; seed 004's
+/// program named the problem on one line, and so do we.
+fn problem_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
+pub fn run(words: &[String]) -> ExitCode {
+    let options = match parse(words) {
         Ok(options) => options,
-        Err(message) => {
-            eprintln!("connect5 morpion: {message}");
+        // --help and its like: clap's answer is the output asked for.
+        Err(answer) if !answer.use_stderr() => {
+            let _ = answer.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("connect5 morpion: {}", problem_line(&error));
             return ExitCode::from(2);
         }
     };
@@ -239,30 +277,6 @@ pub fn slots(players: &[AgentKind; 2]) -> [Option<String>; 2] {
     [first, second]
 }
 
-pub fn load_learner(player: &mut Player, slot: &str, state: &StateFile) {
-    match &mut player.agent {
-        Agent::Menace(menace) => {
-            if let Some(saved) = state.menace(slot) {
-                *menace = saved;
-            }
-        }
-        Agent::Rl(rl) => {
-            if let Some(saved) = state.rl(slot) {
-                *rl = saved;
-            }
-        }
-        _ => {}
-    }
-}
-
-pub fn store_learner(player: &Player, slot: &str, state: &mut StateFile) {
-    match &player.agent {
-        Agent::Menace(menace) => state.put_menace(slot, menace),
-        Agent::Rl(rl) => state.put_rl(slot, rl),
-        _ => {}
-    }
-}
-
 fn describe_seat(index: usize, player: &Player) -> String {
     let side = if index == 0 {
         Stone::Black
@@ -285,56 +299,44 @@ fn run_games(
     state_path: Option<PathBuf>,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
-    let mut state = match &state_path {
-        Some(path) => Some(StateFile::load(path)?),
-        None => None,
-    };
-    let slots = slots(&kinds);
-    let mut players = [Player::new(kinds[0]), Player::new(kinds[1])];
-    if let Some(state) = &state {
-        for (player, slot) in players.iter_mut().zip(&slots) {
-            if let Some(slot) = slot {
-                load_learner(player, slot, state);
-            }
+) -> Result<(), MorpionError> {
+    let mut saved = SavedLearners::open(state_path.as_deref(), slots(&kinds))?;
+    let mut players = kinds.map(Player::new);
+    saved.restore(players.each_mut());
+    if let Some(practice) = practice {
+        if practice.games > 0 {
+            train(&mut players, practice, rng, console)?;
+            saved.keep(players.each_ref())?;
         }
-    }
-    let any_learner = slots.iter().any(Option::is_some);
-    let save = |players: &[Player; 2], state: &mut Option<StateFile>| -> Result<(), String> {
-        let Some(state) = state else {
-            return Ok(());
-        };
-        if !any_learner {
-            return Ok(());
-        }
-        for (player, slot) in players.iter().zip(&slots) {
-            if let Some(slot) = slot {
-                store_learner(player, slot, state);
-            }
-        }
-        state.save()?;
-        tracing::info!("state saved to {}", state.path().display());
-        Ok(())
-    };
-
-    if let Some(practice) = practice.filter(|p| p.games > 0) {
-        train(&mut players, practice, rng, console)?;
-        save(&players, &mut state)?;
-    }
-    if practice.is_some() {
+        // The games that follow -p measure what was learnt: nothing more is learnt or counted
+        // from the training.
         for player in &mut players {
             player.agent.set_training(false);
             player.record = Default::default();
         }
     }
+    play_games(&mut players, games, rng, console)?;
+    if practice.is_none() {
+        // Learners played in training mode: keep what they learnt.
+        saved.keep(players.each_ref())?;
+    }
+    Ok(())
+}
 
-    let [x, o] = &mut players;
+/// The game of `-s` (shown), or the `-t N` games (shown only to a human), then both records.
+fn play_games(
+    players: &mut [Player; 2],
+    games: Option<u64>,
+    rng: &mut StdRng,
+    console: &mut Console,
+) -> Result<(), GameError> {
+    let [x, o] = players;
     match games {
         None => {
             play_game(x, o, rng, console, true)?;
         }
         Some(n) => {
-            let show = kinds.contains(&AgentKind::Human);
+            let show = x.kind() == AgentKind::Human || o.kind() == AgentKind::Human;
             for _ in 0..n {
                 play_game(x, o, rng, console, show)?;
             }
@@ -342,13 +344,9 @@ fn run_games(
     }
     console.say(&format!(
         "{}\n{}\n",
-        describe_seat(0, &players[0]),
-        describe_seat(1, &players[1])
+        describe_seat(0, x),
+        describe_seat(1, o)
     ));
-    if practice.is_none() {
-        // Learners played in training mode: keep what they learnt.
-        save(&players, &mut state)?;
-    }
     Ok(())
 }
 
@@ -359,7 +357,7 @@ fn train(
     practice: Practice,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
+) -> Result<(), GameError> {
     for player in players.iter_mut() {
         player.agent.set_training(true);
     }
@@ -438,7 +436,35 @@ mod tests {
                 ..
             }
         ));
+        // The trainer is the agent right after -p M, wherever -p stands.
+        let o = parse(&words("-t 10 -p 500 ai random rl")).unwrap();
+        assert!(matches!(
+            o.command,
+            Command::Games {
+                players: [AgentKind::Random, AgentKind::Rl],
+                practice: Some(Practice {
+                    trainer: Some(AgentKind::Perfect),
+                    ..
+                }),
+                ..
+            }
+        ));
+        let o = parse(&words("-t 10 random -p 500 ai rl")).unwrap();
+        assert!(matches!(
+            o.command,
+            Command::Games {
+                players: [AgentKind::Random, AgentKind::Rl],
+                practice: Some(Practice {
+                    trainer: Some(AgentKind::Perfect),
+                    ..
+                }),
+                ..
+            }
+        ));
         assert_eq!(parse(&words("menace")).unwrap().command, Command::Menu);
+        assert_eq!(parse(&words("ANALYZE")).unwrap().command, Command::Analyze);
+        let o = parse(&words("--state=f.json --seed=4 menace")).unwrap();
+        assert_eq!((o.state, o.seed), (Some(PathBuf::from("f.json")), Some(4)));
         assert_eq!(parse(&words("analyze")).unwrap().command, Command::Analyze);
         let o = parse(&words("-s menace random --state f.json --seed 3")).unwrap();
         assert_eq!(o.state, Some(PathBuf::from("f.json")));
@@ -459,8 +485,68 @@ mod tests {
             "--bogus",
             "",
             "menace random",
+            "-s random rl -p 10 human",
+            "-t 5 random rl -p",
+            "-p 5 menace",
+            "-s random rl ai -p 10",
+            "--state",
+            "--seed x menace",
+            "-s random rl -x",
         ] {
-            assert!(parse(&words(bad)).is_err(), "{bad:?} accepted");
+            let Err(error) = parse(&words(bad)) else {
+                panic!("{bad:?} accepted");
+            };
+            let problem = problem_line(&error);
+            assert!(error.use_stderr(), "{bad:?}: {problem}");
+            assert!(
+                !problem.is_empty() && !problem.starts_with("error"),
+                "{bad:?}: {problem:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        for (bad, problem) in [
+            ("-s random", "two agents are needed (X then O), 1 given"),
+            (
+                "-s random perfect menace",
+                "three agents named (random, perfect, menace) but only two play; a trainer goes right after -p M",
+            ),
+            ("-s random dog", "unknown agent \"dog\""),
+            ("-s random heuristic:0", "heuristic depth 0 out of range"),
+            ("-s random rl -p 10 human", "a human cannot be the trainer"),
+            ("-p 5 menace", "-p goes with -s or -t"),
+            ("menace random", "unexpected \"menace random\""),
+            ("", "nothing to do"),
+            ("-t x random random", "'x'"),
+            ("-s -t 3 random random", "cannot be used with"),
+            ("--bogus", "'--bogus'"),
+        ] {
+            let Err(error) = parse(&words(bad)) else {
+                panic!("{bad:?} accepted");
+            };
+            let line = problem_line(&error);
+            assert!(line.contains(problem), "{bad:?}: {line:?}");
+        }
+    }
+
+    #[test]
+    fn help_documents_every_option() {
+        let Err(answer) = parse(&words("--help")) else {
+            panic!("--help parsed as a command");
+        };
+        assert!(!answer.use_stderr());
+        let help = answer.render().to_string();
+        for option in [
+            "-s",
+            "-t <N>",
+            "-p <M>",
+            "--state <FILE>",
+            "--seed <N>",
+            "[AGENT]...",
+        ] {
+            assert!(help.contains(option), "{option} missing from:\n{help}");
         }
     }
 

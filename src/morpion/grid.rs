@@ -16,6 +16,24 @@ pub const CODES: usize = 19_683;
 
 const POWERS: [u16; CELLS] = [1, 3, 9, 27, 81, 243, 729, 2187, 6561];
 
+/// The digit of a cell holding `stone`. The digits are fixed for good: codes order positions, a
+/// MENACE box is the smallest-code image of its position, and a state file whose boxes are not
+/// those images is refused, so other digits would make every saved MENACE unreadable.
+const fn stone_digit(stone: Stone) -> u16 {
+    match stone {
+        Stone::Black => 1,
+        Stone::White => 2,
+    }
+}
+
+const fn digit_stone(digit: u16) -> Option<Stone> {
+    match digit {
+        1 => Some(Stone::Black),
+        2 => Some(Stone::White),
+        _ => None,
+    }
+}
+
 /// The eight symmetries of the square, as cell permutations: `SYMMETRIES[s][i]` is where cell `i`
 /// goes under symmetry `s` (identity first).
 pub const SYMMETRIES: [[usize; CELLS]; 8] = [
@@ -65,6 +83,15 @@ fn status_table() -> &'static [Status; CODES] {
     })
 }
 
+/// Why a text is not a morpion grid (state files store positions as text).
+#[derive(Debug, thiserror::Error)]
+pub enum GridParseError {
+    #[error("a morpion grid has 9 cells, {text:?} has {cells}")]
+    CellCount { text: String, cells: usize },
+    #[error("unknown cell {cell:?} in grid {text:?}")]
+    UnknownCell { cell: char, text: String },
+}
+
 /// A morpion position (see the module documentation for the encoding).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Grid(u16);
@@ -81,22 +108,18 @@ impl Grid {
         self.0
     }
 
+    fn digit(self, cell: usize) -> u16 {
+        (self.0 / POWERS[cell]) % 3
+    }
+
     pub fn get(self, cell: usize) -> Option<Stone> {
-        match (self.0 / POWERS[cell]) % 3 {
-            1 => Some(Stone::Black),
-            2 => Some(Stone::White),
-            _ => None,
-        }
+        digit_stone(self.digit(cell))
     }
 
     /// The position after `stone` is placed on `cell`, which must be empty.
     pub fn with(self, cell: usize, stone: Stone) -> Grid {
         debug_assert!(self.get(cell).is_none());
-        let digit = match stone {
-            Stone::Black => 1,
-            Stone::White => 2,
-        };
-        Grid(self.0 + digit * POWERS[cell])
+        Grid(self.0 + stone_digit(stone) * POWERS[cell])
     }
 
     pub fn is_empty_cell(self, cell: usize) -> bool {
@@ -142,8 +165,7 @@ impl Grid {
     pub fn transformed(self, s: usize) -> Grid {
         let mut code = 0u16;
         for cell in 0..CELLS {
-            let digit = (self.0 / POWERS[cell]) % 3;
-            code += digit * POWERS[SYMMETRIES[s][cell]];
+            code += self.digit(cell) * POWERS[SYMMETRIES[s][cell]];
         }
         Grid(code)
     }
@@ -192,13 +214,13 @@ impl Grid {
     }
 
     /// Parses the nine-character form (`X`/`x`, `O`/`o`/`0`, `.`/`-`/space for empty).
-    pub fn parse(text: &str) -> Result<Grid, String> {
+    pub fn parse(text: &str) -> Result<Grid, GridParseError> {
         let chars: Vec<char> = text.chars().collect();
         if chars.len() != CELLS {
-            return Err(format!(
-                "a morpion grid has 9 cells, {text:?} has {}",
-                chars.len()
-            ));
+            return Err(GridParseError::CellCount {
+                text: text.to_string(),
+                cells: chars.len(),
+            });
         }
         let mut grid = Grid::EMPTY;
         for (cell, ch) in chars.into_iter().enumerate() {
@@ -206,7 +228,12 @@ impl Grid {
                 'X' | 'x' => grid = grid.with(cell, Stone::Black),
                 'O' | 'o' | '0' => grid = grid.with(cell, Stone::White),
                 '.' | '-' | ' ' => {}
-                other => return Err(format!("unknown cell {other:?} in grid {text:?}")),
+                other => {
+                    return Err(GridParseError::UnknownCell {
+                        cell: other,
+                        text: text.to_string(),
+                    })
+                }
             }
         }
         Ok(grid)
@@ -296,6 +323,17 @@ mod tests {
         assert_eq!(classes.len(), 1);
         let (canon, s) = grid.canonical();
         assert_eq!(grid.transformed(s), canon);
+    }
+
+    #[test]
+    fn codes_keep_the_encoding_saved_boxes_depend_on() {
+        let code = |text: &str| Grid::parse(text).unwrap().code();
+        assert_eq!(code("X........"), 1);
+        assert_eq!(code("O........"), 2);
+        assert_eq!(code(".X......."), 3);
+        assert_eq!(code("........O"), 2 * 6561);
+        // The box of a lone corner X is the top-left corner's, the smallest code.
+        assert_eq!(Grid::parse("........X").unwrap().canonical().0, Grid(1));
     }
 
     #[test]

@@ -162,41 +162,52 @@ impl Menace {
     /// Rebuilds a machine from saved boxes, refusing anything no game could have produced.
     pub fn from_table(
         entries: impl IntoIterator<Item = (Grid, [u32; CELLS])>,
-    ) -> Result<Menace, String> {
+    ) -> Result<Menace, MenaceTableError> {
         let mut menace = Menace::new();
         for (grid, beads) in entries {
             if grid.canonical().0 != grid {
-                return Err(format!("box {grid} is not in canonical form"));
+                return Err(MenaceTableError::NotCanonical(grid));
             }
             if grid.to_move().is_none() {
-                return Err(format!(
-                    "box {grid} is not a position where a move is played"
-                ));
+                return Err(MenaceTableError::NoMoveToPlay(grid));
             }
             if beads
                 .iter()
                 .enumerate()
                 .any(|(c, &n)| n > 0 && (!grid.is_empty_cell(c) || representative(grid, c) != c))
             {
-                return Err(format!(
-                    "box {grid} has beads on an occupied cell or a duplicate of a symmetric move"
-                ));
+                return Err(MenaceTableError::BeadsOnWrongCell(grid));
             }
             let total: u64 = beads.iter().map(|&n| u64::from(n)).sum();
             if total == 0 {
-                return Err(format!("box {grid} has no bead left"));
+                return Err(MenaceTableError::NoBeadLeft(grid));
             }
             if total > MAX_BEADS_PER_BOX {
-                return Err(format!(
-                    "box {grid} has {total} beads, more than the {MAX_BEADS_PER_BOX} a box may hold"
-                ));
+                return Err(MenaceTableError::TooManyBeads { grid, total });
             }
             if menace.boxes.insert(grid, beads).is_some() {
-                return Err(format!("box {grid} appears twice"));
+                return Err(MenaceTableError::Duplicate(grid));
             }
         }
         Ok(menace)
     }
+}
+
+/// A saved box that no game could have produced.
+#[derive(Debug, thiserror::Error)]
+pub enum MenaceTableError {
+    #[error("box {0} is not in canonical form")]
+    NotCanonical(Grid),
+    #[error("box {0} is not a position where a move is played")]
+    NoMoveToPlay(Grid),
+    #[error("box {0} has beads on an occupied cell or a duplicate of a symmetric move")]
+    BeadsOnWrongCell(Grid),
+    #[error("box {0} has no bead left")]
+    NoBeadLeft(Grid),
+    #[error("box {grid} has {total} beads, more than the {MAX_BEADS_PER_BOX} a box may hold")]
+    TooManyBeads { grid: Grid, total: u64 },
+    #[error("box {0} appears twice")]
+    Duplicate(Grid),
 }
 
 /// The smallest cell that a symmetry leaving `grid` unchanged sends `cell` to: moves with the same

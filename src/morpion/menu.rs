@@ -5,10 +5,10 @@ use std::path::Path;
 
 use rand::rngs::StdRng;
 
-use super::agents::{AgentKind, Console};
+use super::agents::{AgentKind, Console, GameError};
 use super::arena::{play_game, play_series, result_word, Player};
-use super::cli::{load_learner, store_learner};
-use super::persistence::StateFile;
+use super::cli::MorpionError;
+use super::persistence::SavedLearners;
 
 /// Games of one training session, as in the seed.
 pub const TRAINING_GAMES: u64 = 500;
@@ -45,25 +45,12 @@ pub fn run(
     state_path: Option<&Path>,
     rng: &mut StdRng,
     console: &mut Console,
-) -> Result<(), String> {
-    let mut state = match state_path {
-        Some(path) => Some(StateFile::load(path)?),
-        None => None,
-    };
+) -> Result<(), MorpionError> {
+    let slots = [Some(MAIN_SLOT.to_string()), Some(SECOND_SLOT.to_string())];
+    let mut saved = SavedLearners::open(state_path, slots)?;
     let mut menace = Player::new(AgentKind::Menace);
     let mut second = Player::new(AgentKind::Menace);
-    if let Some(state) = &state {
-        load_learner(&mut menace, MAIN_SLOT, state);
-        load_learner(&mut second, SECOND_SLOT, state);
-    }
-    let save = |menace: &Player, second: &Player, state: &mut Option<StateFile>| {
-        let Some(state) = state else {
-            return Ok(());
-        };
-        store_learner(menace, MAIN_SLOT, state);
-        store_learner(second, SECOND_SLOT, state);
-        state.save()
-    };
+    saved.restore([&mut menace, &mut second]);
 
     console.say(&banner());
     loop {
@@ -72,57 +59,74 @@ pub fn run(
             return Ok(());
         };
         match choice.to_ascii_lowercase().as_str() {
-            "1" => {
-                let mut human = Player::new(AgentKind::Human);
-                let winner = play_game(&mut menace, &mut human, rng, console, true);
-                let winner = match winner {
-                    Ok(winner) => winner,
-                    // The input ended in the middle of a game: leave as at a quit.
-                    Err(message) => {
-                        console.say("\n");
-                        return Err(message);
-                    }
-                };
-                tracing::debug!(result = result_word(winner), "game against a human");
-                console.say(&format!("{}\n\n", menace.record.describe()));
-                save(&menace, &second, &mut state)?;
-            }
-            "2" | "3" | "4" => {
-                let result = match choice.as_str() {
-                    "2" => {
-                        let mut perfect = Player::new(AgentKind::Perfect);
-                        play_series(&mut menace, &mut perfect, TRAINING_GAMES, rng, console)
-                            .map(|()| perfect.record.describe())
-                    }
-                    "3" => {
-                        let mut random = Player::new(AgentKind::Random);
-                        play_series(&mut menace, &mut random, TRAINING_GAMES, rng, console)
-                            .map(|()| random.record.describe())
-                    }
-                    _ => {
-                        second.record = Default::default();
-                        play_series(&mut menace, &mut second, TRAINING_GAMES, rng, console)
-                            .map(|()| second.record.describe())
-                    }
-                };
-                let opponent = result?;
-                console.say(&format!(
-                    "player 1: {}\nplayer 2: {opponent}\n\n",
-                    menace.record.describe()
-                ));
-                save(&menace, &second, &mut state)?;
+            "1" => play_human(&mut menace, rng, console)?,
+            "2" => train(
+                &mut menace,
+                &mut Player::new(AgentKind::Perfect),
+                rng,
+                console,
+            )?,
+            "3" => train(
+                &mut menace,
+                &mut Player::new(AgentKind::Random),
+                rng,
+                console,
+            )?,
+            "4" => {
+                second.record = Default::default();
+                train(&mut menace, &mut second, rng, console)?;
             }
             "5" => {
                 menace = Player::new(AgentKind::Menace);
                 second = Player::new(AgentKind::Menace);
                 console.say("Both MENACE training sets deleted.\n\n");
-                save(&menace, &second, &mut state)?;
             }
             "q" | "quit" => return Ok(()),
-            "" => {}
-            other => console.say(&format!(
-                "unknown choice {other:?}: type 1, 2, 3, 4, 5 or Q\n\n"
-            )),
+            "" => continue,
+            other => {
+                console.say(&format!(
+                    "unknown choice {other:?}: type 1, 2, 3, 4, 5 or Q\n\n"
+                ));
+                continue;
+            }
         }
+        saved.keep([&menace, &second])?;
     }
+}
+
+/// Choice 1: a human (O) plays MENACE (X); MENACE's record over the session follows.
+fn play_human(
+    menace: &mut Player,
+    rng: &mut StdRng,
+    console: &mut Console,
+) -> Result<(), GameError> {
+    let mut human = Player::new(AgentKind::Human);
+    let winner = match play_game(menace, &mut human, rng, console, true) {
+        Ok(winner) => winner,
+        // The input ended in the middle of a game: leave as at a quit.
+        Err(error) => {
+            console.say("\n");
+            return Err(error);
+        }
+    };
+    tracing::debug!(result = result_word(winner), "game against a human");
+    console.say(&format!("{}\n\n", menace.record.describe()));
+    Ok(())
+}
+
+/// Choices 2 to 4: MENACE (X) trains against `opponent`; MENACE's record runs over the session,
+/// the opponent's over this training.
+fn train(
+    menace: &mut Player,
+    opponent: &mut Player,
+    rng: &mut StdRng,
+    console: &mut Console,
+) -> Result<(), GameError> {
+    play_series(menace, opponent, TRAINING_GAMES, rng, console)?;
+    console.say(&format!(
+        "player 1: {}\nplayer 2: {}\n\n",
+        menace.record.describe(),
+        opponent.record.describe()
+    ));
+    Ok(())
 }

@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::grid::{Grid, CELLS};
-use super::menace::Menace;
-use super::rl::{Estimate, Rl};
+use super::agents::Agent;
+use super::arena::Player;
+use super::grid::{Grid, GridParseError, Status, CELLS};
+use super::menace::{Menace, MenaceTableError};
+use super::rl::{Estimate, Rl, RlTableError};
 
 const FORMAT: &str = "connect5 morpion state";
 const VERSION: u32 = 1;
@@ -52,6 +54,58 @@ struct MoveEntry {
     count: u64,
 }
 
+/// Why a state file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("state file {}: directory {} does not exist", path.display(), directory.display())]
+    MissingDirectory { path: PathBuf, directory: PathBuf },
+    #[error("cannot read state file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "state file {} is damaged: {damage}; it was left untouched (repair it, or remove it to start afresh)",
+        path.display()
+    )]
+    Damaged { path: PathBuf, damage: Damage },
+    #[error("cannot encode the state: {0}")]
+    Encode(serde_json::Error),
+    #[error("state file {} has no file name", path.display())]
+    NoFileName { path: PathBuf },
+    #[error("cannot write state file {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What is wrong inside a damaged state file.
+#[derive(Debug, thiserror::Error)]
+pub enum Damage {
+    #[error("not valid JSON ({0})")]
+    Json(serde_json::Error),
+    #[error("format {format:?} version {version}, expected {FORMAT:?} version {VERSION}")]
+    Format { format: String, version: u32 },
+    #[error("{slot}: {entry}")]
+    Entry { slot: String, entry: EntryError },
+}
+
+/// A saved entry that no game could have produced.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error(transparent)]
+    Grid(#[from] GridParseError),
+    #[error("position {0:?} cannot occur in a game")]
+    ImpossiblePosition(String),
+    #[error("cell {0} out of range")]
+    CellOutOfRange(usize),
+    #[error(transparent)]
+    Menace(#[from] MenaceTableError),
+    #[error(transparent)]
+    Rl(#[from] RlTableError),
+}
+
 /// The tables of a state file, checked when read.
 pub struct StateFile {
     path: PathBuf,
@@ -61,7 +115,7 @@ pub struct StateFile {
 
 impl StateFile {
     /// Reads `path`; a missing file is an empty state (created at the first save).
-    pub fn load(path: &Path) -> Result<StateFile, String> {
+    pub fn load(path: &Path) -> Result<StateFile, StateError> {
         let mut state = StateFile {
             path: path.to_path_buf(),
             menaces: BTreeMap::new(),
@@ -76,63 +130,46 @@ impl StateFile {
                     _ => Path::new("."),
                 };
                 if !directory.is_dir() {
-                    return Err(format!(
-                        "state file {}: directory {} does not exist",
-                        path.display(),
-                        directory.display()
-                    ));
+                    return Err(StateError::MissingDirectory {
+                        path: path.to_path_buf(),
+                        directory: directory.to_path_buf(),
+                    });
                 }
                 return Ok(state);
             }
-            Err(e) => return Err(format!("cannot read state file {}: {e}", path.display())),
+            Err(source) => {
+                return Err(StateError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
         };
-        let damaged = |detail: String| {
-            format!(
-                "state file {} is damaged: {detail}; it was left untouched (repair it, or remove it to start afresh)",
-                path.display()
-            )
+        let damaged = |damage: Damage| StateError::Damaged {
+            path: path.to_path_buf(),
+            damage,
         };
         let document: Document =
-            serde_json::from_str(&text).map_err(|e| damaged(format!("not valid JSON ({e})")))?;
+            serde_json::from_str(&text).map_err(|e| damaged(Damage::Json(e)))?;
         if document.format != FORMAT || document.version != VERSION {
-            return Err(damaged(format!(
-                "format {:?} version {}, expected {FORMAT:?} version {VERSION}",
-                document.format, document.version
-            )));
+            return Err(damaged(Damage::Format {
+                format: document.format,
+                version: document.version,
+            }));
         }
         for (slot, table) in document.players {
+            let damaged_entry = |entry| {
+                damaged(Damage::Entry {
+                    slot: slot.clone(),
+                    entry,
+                })
+            };
             match table {
                 Table::Menace { boxes } => {
-                    let entries = boxes
-                        .into_iter()
-                        .map(|b| Ok((parse_position(&b.position)?, b.beads)))
-                        .collect::<Result<Vec<_>, String>>()
-                        .map_err(|e| damaged(format!("{slot}: {e}")))?;
-                    let menace =
-                        Menace::from_table(entries).map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    let menace = menace_of(boxes).map_err(damaged_entry)?;
                     state.menaces.insert(slot, menace);
                 }
                 Table::Rl { moves } => {
-                    let entries = moves
-                        .into_iter()
-                        .map(|m| {
-                            let grid = parse_position(&m.position)?;
-                            if m.cell >= CELLS {
-                                return Err(format!("cell {} out of range", m.cell));
-                            }
-                            Ok((
-                                grid,
-                                m.cell,
-                                Estimate {
-                                    total: m.total,
-                                    count: m.count,
-                                },
-                            ))
-                        })
-                        .collect::<Result<Vec<_>, String>>()
-                        .map_err(|e| damaged(format!("{slot}: {e}")))?;
-                    let rl =
-                        Rl::from_table(entries).map_err(|e| damaged(format!("{slot}: {e}")))?;
+                    let rl = rl_of(moves).map_err(damaged_entry)?;
                     state.rls.insert(slot, rl);
                 }
             }
@@ -162,7 +199,7 @@ impl StateFile {
     }
 
     /// Writes the file: a temporary file in the same directory, then a rename over the target.
-    pub fn save(&self) -> Result<(), String> {
+    pub fn save(&self) -> Result<(), StateError> {
         let mut players = BTreeMap::new();
         for (slot, menace) in &self.menaces {
             let mut boxes: Vec<(Grid, [u32; CELLS])> = menace.table().collect();
@@ -195,24 +232,112 @@ impl StateFile {
             version: VERSION,
             players,
         };
-        let text = serde_json::to_string(&document)
-            .map_err(|e| format!("cannot encode the state: {e}"))?;
+        let text = serde_json::to_string(&document).map_err(StateError::Encode)?;
         write_atomically(&self.path, text.as_bytes())
     }
 }
 
-fn parse_position(text: &str) -> Result<Grid, String> {
+/// A run's state file, if it has one, and the slot there of each of its two players (`None` for
+/// a player that learns nothing).
+pub struct SavedLearners {
+    state: Option<StateFile>,
+    slots: [Option<String>; 2],
+}
+
+impl SavedLearners {
+    /// Reads the state file now, so that a damaged one stops the run before any game.
+    pub fn open(path: Option<&Path>, slots: [Option<String>; 2]) -> Result<Self, StateError> {
+        let state = path.map(StateFile::load).transpose()?;
+        Ok(SavedLearners { state, slots })
+    }
+
+    /// Gives each learner the table saved in its slot, if there is one.
+    pub fn restore(&self, players: [&mut Player; 2]) {
+        let Some(state) = &self.state else {
+            return;
+        };
+        for (player, slot) in players.into_iter().zip(&self.slots) {
+            let Some(slot) = slot else {
+                continue;
+            };
+            match &mut player.agent {
+                Agent::Menace(menace) => {
+                    if let Some(saved) = state.menace(slot) {
+                        *menace = saved;
+                    }
+                }
+                Agent::Rl(rl) => {
+                    if let Some(saved) = state.rl(slot) {
+                        *rl = saved;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Writes the learners' tables to the state file (nothing without a file or a learner).
+    pub fn keep(&mut self, players: [&Player; 2]) -> Result<(), StateError> {
+        let Some(state) = &mut self.state else {
+            return Ok(());
+        };
+        if self.slots.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        for (player, slot) in players.into_iter().zip(&self.slots) {
+            let Some(slot) = slot else {
+                continue;
+            };
+            match &player.agent {
+                Agent::Menace(menace) => state.put_menace(slot, menace),
+                Agent::Rl(rl) => state.put_rl(slot, rl),
+                _ => {}
+            }
+        }
+        state.save()?;
+        tracing::info!("state saved to {}", state.path().display());
+        Ok(())
+    }
+}
+
+fn menace_of(boxes: Vec<BoxEntry>) -> Result<Menace, EntryError> {
+    let entries = boxes
+        .into_iter()
+        .map(|b| Ok((parse_position(&b.position)?, b.beads)))
+        .collect::<Result<Vec<_>, EntryError>>()?;
+    Ok(Menace::from_table(entries)?)
+}
+
+fn rl_of(moves: Vec<MoveEntry>) -> Result<Rl, EntryError> {
+    let entries = moves
+        .into_iter()
+        .map(|m| {
+            let grid = parse_position(&m.position)?;
+            if m.cell >= CELLS {
+                return Err(EntryError::CellOutOfRange(m.cell));
+            }
+            let estimate = Estimate {
+                total: m.total,
+                count: m.count,
+            };
+            Ok((grid, m.cell, estimate))
+        })
+        .collect::<Result<Vec<_>, EntryError>>()?;
+    Ok(Rl::from_table(entries)?)
+}
+
+fn parse_position(text: &str) -> Result<Grid, EntryError> {
     let grid = Grid::parse(text)?;
-    if grid.status() == super::grid::Status::Impossible {
-        return Err(format!("position {text:?} cannot occur in a game"));
+    if grid.status() == Status::Impossible {
+        return Err(EntryError::ImpossiblePosition(text.to_string()));
     }
     Ok(grid)
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| format!("state file {} has no file name", path.display()))?;
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let file_name = path.file_name().ok_or_else(|| StateError::NoFileName {
+        path: path.to_path_buf(),
+    })?;
     let mut temporary_name = std::ffi::OsString::from(".");
     temporary_name.push(file_name);
     temporary_name.push(format!(".tmp{}", std::process::id()));
@@ -223,8 +348,11 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         file.sync_all()?;
         std::fs::rename(&temporary, path)
     })();
-    result.map_err(|e| {
+    result.map_err(|source| {
         let _ = std::fs::remove_file(&temporary);
-        format!("cannot write state file {}: {e}", path.display())
+        StateError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }

@@ -144,30 +144,52 @@ impl Rl {
     /// Rebuilds an agent from saved averages, refusing anything no game could have produced.
     pub fn from_table(
         entries: impl IntoIterator<Item = (Grid, usize, Estimate)>,
-    ) -> Result<Rl, String> {
+    ) -> Result<Rl, RlTableError> {
         let mut rl = Rl::new();
         for (grid, cell, estimate) in entries {
             if grid.to_move().is_none() {
-                return Err(format!("position {grid} is not one where a move is played"));
+                return Err(RlTableError::NoMoveToPlay(grid));
             }
             if !grid.is_empty_cell(cell) {
-                return Err(format!("move {cell} is not legal in position {grid}"));
+                return Err(RlTableError::IllegalMove { grid, cell });
             }
             // Each game adds a score of -1, 0 or 1 to the total; the first "game" scored 0.
             if estimate.count < 2 || estimate.total.unsigned_abs() >= estimate.count {
-                return Err(format!(
-                    "total score {} over {} games for move {cell} in {grid} is impossible",
-                    estimate.total, estimate.count
-                ));
+                return Err(RlTableError::ImpossibleAverage {
+                    grid,
+                    cell,
+                    estimate,
+                });
             }
             let slot = &mut rl.table.entry(grid).or_default()[cell];
             if slot.count > 1 {
-                return Err(format!("move {cell} in {grid} appears twice"));
+                return Err(RlTableError::Duplicate { grid, cell });
             }
             *slot = estimate;
         }
         Ok(rl)
     }
+}
+
+/// A saved average that no game could have produced.
+#[derive(Debug, thiserror::Error)]
+pub enum RlTableError {
+    #[error("position {0} is not one where a move is played")]
+    NoMoveToPlay(Grid),
+    #[error("move {cell} is not legal in position {grid}")]
+    IllegalMove { grid: Grid, cell: usize },
+    #[error(
+        "total score {} over {} games for move {cell} in {grid} is impossible",
+        estimate.total,
+        estimate.count
+    )]
+    ImpossibleAverage {
+        grid: Grid,
+        cell: usize,
+        estimate: Estimate,
+    },
+    #[error("move {cell} in {grid} appears twice")]
+    Duplicate { grid: Grid, cell: usize },
 }
 
 #[cfg(test)]
