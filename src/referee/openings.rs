@@ -242,6 +242,9 @@ fn opening_cells(stones: usize, rows: usize, cols: usize) -> Vec<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+    use std::collections::HashSet;
 
     #[test]
     fn both_formats_read_as_c_gomoku_cli_writes_them() {
@@ -260,20 +263,104 @@ mod tests {
     #[test]
     fn bad_openings_name_their_line() {
         let error = parse_openings("0,0\n0,0,9,9\n", 9, 9, Rule::exact(5)).unwrap_err();
-        assert!(error.to_string().contains("line 2"), "{error}");
-        assert!(parse_openings("0,0,0,0", 9, 9, Rule::exact(5)).is_err());
+        assert_eq!(
+            error.to_string(),
+            "opening on line 2: offset 9,9 falls outside the 9x9 board"
+        );
+        let error = parse_openings("0,0,0,0", 9, 9, Rule::exact(5)).unwrap_err();
+        assert_eq!(error.to_string(), "opening on line 1: 4 4 is played twice");
         assert!(parse_openings("z", 9, 9, Rule::exact(5)).is_err());
-        assert!(parse_openings("", 9, 9, Rule::exact(5)).is_err());
+        assert_eq!(
+            parse_openings("", 9, 9, Rule::exact(5)),
+            Err(OpeningsFileError::NoOpening)
+        );
+    }
+
+    /// Replays `moves` black first, alternating, checking each stone lands on an empty cell of
+    /// the board, without going through [`check_opening`] (the function under test relies on it).
+    fn replay(moves: &[Move], rows: usize, cols: usize) -> Board {
+        let mut board = Board::new(rows, cols).unwrap();
+        let mut stone = Stone::Black;
+        for &mv in moves {
+            assert!(mv.row < rows && mv.col < cols, "{mv} off the board");
+            assert_eq!(board.get(mv), None, "{mv} played twice in {moves:?}");
+            board.set(mv, Some(stone)).unwrap();
+            stone = stone.opponent();
+        }
+        board
+    }
+
+    fn draw(
+        seed: u64,
+        count: usize,
+        stones: usize,
+        rows: usize,
+        cols: usize,
+        rule: Rule,
+    ) -> Vec<Vec<Move>> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..count)
+            .map(|_| random_opening(&mut rng, stones, rows, cols, rule).unwrap())
+            .collect()
     }
 
     #[test]
-    fn random_openings_are_legal_and_undecided() {
-        let mut rng = rand::thread_rng();
-        for _ in 0..50 {
-            let moves = random_opening(&mut rng, 6, 9, 9, Rule::exact(5)).unwrap();
-            assert_eq!(moves.len(), 6);
-            assert!(check_opening(&moves, 9, 9, Rule::exact(5)).is_ok());
+    fn random_openings_have_the_stones_asked_for_on_distinct_cells_near_the_centre() {
+        for stones in [0, 1, 6, 13] {
+            for opening in draw(1, 40, stones, 15, 15, Rule::exact(5)) {
+                assert_eq!(opening.len(), stones);
+                replay(&opening, 15, 15);
+                // Near the centre: 13 stones fit a 7x7 square around it with room to spare.
+                for mv in &opening {
+                    assert!(mv.row.abs_diff(7) <= 3 && mv.col.abs_diff(7) <= 3, "{mv}");
+                }
+            }
         }
-        assert!(random_opening(&mut rng, 9, 3, 3, Rule::exact(3)).is_err());
+    }
+
+    #[test]
+    fn random_openings_never_hold_a_winning_line() {
+        // Short lines on a small board, where most random stones would make one.
+        let rule = Rule::exact(3);
+        for opening in draw(2, 200, 8, 5, 5, rule) {
+            let board = replay(&opening, 5, 5);
+            assert_eq!(board.winner(rule), None, "{opening:?}");
+        }
+    }
+
+    #[test]
+    fn random_openings_are_reproducible_from_their_seed_and_vary_with_it() {
+        let rule = Rule::exact(5);
+        let first = draw(7, 30, 6, 15, 15, rule);
+        assert_eq!(first, draw(7, 30, 6, 15, 15, rule));
+        assert_ne!(first, draw(8, 30, 6, 15, 15, rule));
+        let distinct: HashSet<&Vec<Move>> = first.iter().collect();
+        assert_eq!(distinct.len(), first.len(), "a seed repeats its openings");
+    }
+
+    #[test]
+    fn random_openings_fill_all_but_one_cell_and_no_more() {
+        let mut rng = StdRng::seed_from_u64(0);
+        // No line of 4 fits a 3x3 board, so only the count can be refused.
+        let opening = random_opening(&mut rng, 8, 3, 3, Rule::exact(4)).unwrap();
+        assert!(!replay(&opening, 3, 3).is_full());
+        assert_eq!(opening.len(), 8);
+        assert_eq!(
+            random_opening(&mut rng, 9, 3, 3, Rule::exact(4)),
+            Err(RandomOpeningError::TooManyStones {
+                stones: 9,
+                rows: 3,
+                cols: 3
+            })
+        );
+        // Every stone is a line of one.
+        assert_eq!(
+            random_opening(&mut rng, 2, 3, 3, Rule::exact(1)),
+            Err(RandomOpeningError::NoneFound {
+                stones: 2,
+                rows: 3,
+                cols: 3
+            })
+        );
     }
 }
