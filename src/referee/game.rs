@@ -256,190 +256,247 @@ pub fn play_game(
     opening: &[Move],
     settings: &GameSettings,
 ) -> GameRecord {
-    let mut board = match Board::new(settings.rows, settings.cols) {
-        Ok(board) => board,
-        Err(error) => unreachable_board(error),
+    let mut game = GameInProgress::new(black.name(), white.name(), opening, settings);
+    let over = match prepare_both(black, white) {
+        Ok(()) => game.play_out(black, white),
+        Err(over) => over,
     };
-    let mut stone = Stone::Black;
-    for &mv in opening {
-        // Openings are checked when loaded; a stone that does not fit is skipped, not fatal.
-        if board.play(mv, stone).is_ok() {
-            stone = stone.opponent();
+    game.into_record(opening, over)
+}
+
+/// How a game ended: the record's last three fields.
+#[derive(Debug)]
+struct GameOver {
+    outcome: Outcome,
+    termination: Termination,
+    reason: String,
+}
+
+impl GameOver {
+    /// `colour` lost; `why` completes "Black wins: white …".
+    fn loss(colour: Stone, termination: Termination, why: &str) -> GameOver {
+        let winner = colour.opponent();
+        GameOver {
+            outcome: Outcome::win_for(winner),
+            termination,
+            reason: format!("{} wins: {} {why}", capitalized(winner), colour.name()),
         }
     }
-    let mut record = GameRecord {
-        black: black.name().to_string(),
-        white: white.name().to_string(),
-        rows: settings.rows,
-        cols: settings.cols,
-        k: settings.rule.k,
-        opening: opening.iter().map(|m| (m.row, m.col)).collect(),
-        moves: Vec::new(),
-        outcome: Outcome::Draw,
-        termination: Termination::BoardFull,
-        reason: String::new(),
-    };
-    let finish = |record: &mut GameRecord, outcome, termination, reason: String| {
-        record.outcome = outcome;
-        record.termination = termination;
-        record.reason = reason;
-    };
 
-    // A player that cannot start loses before the first move, whoever moves first.
-    for colour in [Stone::Black, Stone::White] {
-        let prepared = match colour {
-            Stone::Black => black.prepare(),
-            Stone::White => white.prepare(),
+    fn draw(termination: Termination, reason: String) -> GameOver {
+        GameOver {
+            outcome: Outcome::Draw,
+            termination,
+            reason,
+        }
+    }
+}
+
+/// A player that cannot start loses before the first move, whoever moves first.
+fn prepare_both(black: &mut dyn Player, white: &mut dyn Player) -> Result<(), GameOver> {
+    let unavailable =
+        |colour, fault: Fault| GameOver::loss(colour, Termination::Unavailable, &fault.to_string());
+    black
+        .prepare()
+        .map_err(|fault| unavailable(Stone::Black, fault))?;
+    white
+        .prepare()
+        .map_err(|fault| unavailable(Stone::White, fault))
+}
+
+/// The state of a game between moves.
+struct GameInProgress<'a> {
+    settings: &'a GameSettings,
+    names: [String; 2],
+    board: Board,
+    to_move: Stone,
+    clocks: [PlayerClock; 2],
+    moves: Vec<PlayedMove>,
+}
+
+impl<'a> GameInProgress<'a> {
+    fn new(black: &str, white: &str, opening: &[Move], settings: &'a GameSettings) -> Self {
+        let mut board = match Board::new(settings.rows, settings.cols) {
+            Ok(board) => board,
+            Err(error) => unreachable_board(error),
         };
-        if let Err(fault) = prepared {
-            let reason = format!(
-                "{} wins: {} {fault}",
-                capitalized(colour.opponent()),
-                colour.name()
-            );
-            finish(
-                &mut record,
-                Outcome::win_for(colour.opponent()),
-                Termination::Unavailable,
-                reason,
-            );
-            return record;
+        let mut to_move = Stone::Black;
+        for &mv in opening {
+            // Openings are checked when loaded; a stone that does not fit is skipped, not fatal.
+            if board.play(mv, to_move).is_ok() {
+                to_move = to_move.opponent();
+            }
+        }
+        GameInProgress {
+            settings,
+            names: [black.to_string(), white.to_string()],
+            board,
+            to_move,
+            clocks: [settings.time.new_clock(); 2],
+            moves: Vec::new(),
         }
     }
 
-    let mut clocks = [settings.time.new_clock(); 2];
-    let mut played = 0usize;
-    loop {
-        if board.is_full() {
-            finish(
-                &mut record,
-                Outcome::Draw,
+    /// Plays moves until the game is over.
+    fn play_out(&mut self, black: &mut dyn Player, white: &mut dyn Player) -> GameOver {
+        loop {
+            if let Some(draw) = self.adjudicated_draw() {
+                return draw;
+            }
+            let player: &mut dyn Player = match self.to_move {
+                Stone::Black => &mut *black,
+                Stone::White => &mut *white,
+            };
+            if let Err(over) = self.play_turn(player) {
+                return over;
+            }
+        }
+    }
+
+    /// A draw by full board or by the move limit, before the next move is asked for.
+    fn adjudicated_draw(&self) -> Option<GameOver> {
+        let played = self.moves.len();
+        if self.board.is_full() {
+            Some(GameOver::draw(
                 Termination::BoardFull,
                 "Draw by full board".to_string(),
-            );
-            return record;
-        }
-        if settings.max_moves.is_some_and(|max| played >= max) {
-            finish(
-                &mut record,
-                Outcome::Draw,
+            ))
+        } else if self.settings.max_moves.is_some_and(|max| played >= max) {
+            Some(GameOver::draw(
                 Termination::MoveLimit,
                 format!("Draw by move limit ({played} moves)"),
-            );
-            return record;
+            ))
+        } else {
+            None
         }
-        let player: &mut dyn Player = match stone {
-            Stone::Black => &mut *black,
-            Stone::White => &mut *white,
-        };
-        let allowance = settings.time.allowance(
+    }
+
+    /// Asks the player to move for one move, judges it, and plays it.
+    fn play_turn(&mut self, player: &mut dyn Player) -> Result<(), GameOver> {
+        let colour = self.to_move;
+        let allowance = self.settings.time.allowance(
             player.time_rules(),
             player.time_per_move(),
-            &clocks[stone.index()],
+            &self.clocks[colour.index()],
         );
-        let (budget, allowed) = (allowance.time.budget, allowance.allowed);
         // A little past the allowed time, so that an answer arriving right at the limit is judged
         // on its own timestamp rather than lost to the wait.
-        let limit = allowed + Duration::from_millis(20);
-        let winner = stone.opponent();
-        let lose = |record: &mut GameRecord, termination, why: String| {
-            let reason = format!("{} wins: {} {why}", capitalized(winner), stone.name());
-            finish(record, Outcome::win_for(winner), termination, reason);
-        };
-        let answer = match player.ask(&board, settings.rule, &allowance.time, limit) {
-            Ok(answer) => answer,
-            Err(fault) => {
-                let termination = match &fault {
-                    Fault::Unparsable { .. } => Termination::Unparsable,
-                    Fault::Refused(_) => Termination::Refused,
-                    Fault::Crashed(_) => Termination::Crash,
-                    Fault::NoAnswer { .. } => Termination::Time,
-                    Fault::Unavailable(_) => Termination::Unavailable,
-                };
-                let why = match fault {
-                    Fault::NoAnswer { .. } => format!(
-                        "lost on time: no answer within {} ms (budget {} ms)",
-                        allowed.as_millis(),
-                        budget.as_millis()
-                    ),
-                    Fault::Unparsable { .. } => format!("sent an {fault}"),
-                    other => other.to_string(),
-                };
-                lose(&mut record, termination, why);
-                return record;
-            }
-        };
-        let verdict = settings.time.judge(&allowance, answer.elapsed);
-        if let TimeVerdict::Lost { allowed } = verdict {
-            lose(
-                &mut record,
-                Termination::Time,
-                format!(
-                    "lost on time: answered in {} ms, {} ms allowed (budget {} ms)",
-                    answer.elapsed.as_millis(),
-                    allowed.as_millis(),
-                    budget.as_millis()
-                ),
-            );
-            return record;
-        }
-        if let TimeVerdict::InTime { carry } = verdict {
-            settings
-                .time
-                .after_move(&mut clocks[stone.index()], answer.elapsed, carry);
-        }
-        let mv = answer.mv;
-        if !board.contains(mv) {
-            lose(
-                &mut record,
-                Termination::IllegalMove,
-                format!(
-                    "played an illegal move: {mv} is outside the {}x{} board",
-                    board.rows(),
-                    board.cols()
-                ),
-            );
-            return record;
-        }
-        if !board.is_empty_cell(mv) {
-            lose(
-                &mut record,
-                Termination::IllegalMove,
-                format!("played an illegal move: {mv} is occupied"),
-            );
-            return record;
-        }
-        if board.play(mv, stone).is_err() {
-            lose(
-                &mut record,
-                Termination::IllegalMove,
-                format!("played an illegal move: {mv}"),
-            );
-            return record;
-        }
-        record.moves.push(PlayedMove {
-            row: mv.row,
-            col: mv.col,
+        let limit = allowance.allowed + Duration::from_millis(20);
+        let answer = player
+            .ask(&self.board, self.settings.rule, &allowance.time, limit)
+            .map_err(|fault| loss_by_fault(colour, fault, &allowance))?;
+        self.charge_time(&allowance, answer.elapsed)?;
+        self.place(answer.mv)?;
+        self.moves.push(PlayedMove {
+            row: answer.mv.row,
+            col: answer.mv.col,
             ms: answer.elapsed.as_millis() as u64,
-            budget_ms: budget.as_millis() as u64,
+            budget_ms: allowance.time.budget.as_millis() as u64,
         });
-        played += 1;
-        if board.wins_at(mv, stone, settings.rule) {
-            let line = if settings.rule.k == 5 {
-                "five".to_string()
-            } else {
-                format!("{} in a row", settings.rule.k)
-            };
-            finish(
-                &mut record,
-                Outcome::win_for(stone),
-                Termination::Line,
-                format!("{} wins by {line}", capitalized(stone)),
-            );
-            return record;
+        if self.board.wins_at(answer.mv, colour, self.settings.rule) {
+            return Err(self.win_by_line());
         }
-        stone = stone.opponent();
+        self.to_move = colour.opponent();
+        Ok(())
     }
+
+    /// Judges a reply's time, and runs the mover's clock down when it was in time.
+    fn charge_time(
+        &mut self,
+        allowance: &MoveAllowance,
+        elapsed: Duration,
+    ) -> Result<(), GameOver> {
+        let time = &self.settings.time;
+        match time.judge(allowance, elapsed) {
+            TimeVerdict::Lost { allowed } => Err(GameOver::loss(
+                self.to_move,
+                Termination::Time,
+                &format!(
+                    "lost on time: answered in {} ms, {} ms allowed (budget {} ms)",
+                    elapsed.as_millis(),
+                    allowed.as_millis(),
+                    allowance.time.budget.as_millis()
+                ),
+            )),
+            TimeVerdict::InTime { carry } => {
+                time.after_move(&mut self.clocks[self.to_move.index()], elapsed, carry);
+                Ok(())
+            }
+        }
+    }
+
+    /// Plays the mover's answer, which loses when the move is illegal.
+    fn place(&mut self, mv: Move) -> Result<(), GameOver> {
+        let illegal = if !self.board.contains(mv) {
+            format!(
+                "{mv} is outside the {}x{} board",
+                self.board.rows(),
+                self.board.cols()
+            )
+        } else if !self.board.is_empty_cell(mv) {
+            format!("{mv} is occupied")
+        } else if self.board.play(mv, self.to_move).is_err() {
+            mv.to_string()
+        } else {
+            return Ok(());
+        };
+        Err(GameOver::loss(
+            self.to_move,
+            Termination::IllegalMove,
+            &format!("played an illegal move: {illegal}"),
+        ))
+    }
+
+    fn win_by_line(&self) -> GameOver {
+        let k = self.settings.rule.k;
+        let line = if k == 5 {
+            "five".to_string()
+        } else {
+            format!("{k} in a row")
+        };
+        GameOver {
+            outcome: Outcome::win_for(self.to_move),
+            termination: Termination::Line,
+            reason: format!("{} wins by {line}", capitalized(self.to_move)),
+        }
+    }
+
+    fn into_record(self, opening: &[Move], over: GameOver) -> GameRecord {
+        let [black, white] = self.names;
+        GameRecord {
+            black,
+            white,
+            rows: self.settings.rows,
+            cols: self.settings.cols,
+            k: self.settings.rule.k,
+            opening: opening.iter().map(|m| (m.row, m.col)).collect(),
+            moves: self.moves,
+            outcome: over.outcome,
+            termination: over.termination,
+            reason: over.reason,
+        }
+    }
+}
+
+/// The verdict on a player that did not answer with a move.
+fn loss_by_fault(colour: Stone, fault: Fault, allowance: &MoveAllowance) -> GameOver {
+    let termination = match &fault {
+        Fault::Unparsable { .. } => Termination::Unparsable,
+        Fault::Refused(_) => Termination::Refused,
+        Fault::Crashed(_) => Termination::Crash,
+        Fault::NoAnswer { .. } => Termination::Time,
+        Fault::Unavailable(_) => Termination::Unavailable,
+    };
+    let why = match fault {
+        Fault::NoAnswer { .. } => format!(
+            "lost on time: no answer within {} ms (budget {} ms)",
+            allowance.allowed.as_millis(),
+            allowance.time.budget.as_millis()
+        ),
+        Fault::Unparsable { .. } => format!("sent an {fault}"),
+        other => other.to_string(),
+    };
+    GameOver::loss(colour, termination, &why)
 }
 
 /// The board size is validated when the match is set up.

@@ -12,7 +12,7 @@ pub mod schedule;
 pub mod stats;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -22,10 +22,14 @@ use rand::SeedableRng;
 
 use crate::board::{Rule, MAX_SIDE};
 use game::{GameSettings, TimeControl};
-use player::{make_player, parse_player_spec, PlayerContext, DEFAULT_START_TIMEOUT};
+use openings::{OpeningsFileError, RandomOpeningError};
+use player::{
+    make_player, parse_player_spec, PlayerContext, PlayerSpec, PlayerSpecError,
+    DEFAULT_START_TIMEOUT,
+};
 use report::Reporter;
 use schedule::{run_workers, Openings, Plan};
-use stats::Sprt;
+use stats::{Sprt, SprtError};
 
 /// `connect5 match` options (boxed: the subcommand enum stays small).
 #[derive(clap::Args, Debug)]
@@ -133,35 +137,79 @@ Examples:
   connect5 match --player1 'gomocup:./target/release/connect5 gomocup' --player2 gomocup:./pbrain-rapfi \\
       --tc 0/0.3 --games 40 --random-opening 3";
 
-/// The time control `--tc` describes: (per-move time, match clock, increment).
-pub fn parse_tc(text: &str) -> Result<(Option<Duration>, Option<Duration>, Duration), String> {
-    let bad = |why: &str| format!("--tc {text:?}: {why} (e.g. 60+0.5, 0/0.3, 180/30)");
-    let seconds = |part: &str| -> Result<Duration, String> {
-        let value: f64 = part
-            .trim()
-            .parse()
-            .map_err(|_| bad(&format!("{part:?} is not a number of seconds")))?;
-        if !value.is_finite() || !(0.0..=1e7).contains(&value) {
-            return Err(bad(&format!("{part:?} is out of range")));
-        }
-        Ok(Duration::from_secs_f64(value))
-    };
+/// The clocks `--tc` describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeLimits {
+    /// Thinking time of every move, when moves have a limit of their own.
+    pub per_move: Option<Duration>,
+    /// Each player's clock for a whole game, when there is one.
+    pub match_time: Option<Duration>,
+    /// Added to a player's match clock after each of its moves.
+    pub increment: Duration,
+}
+
+/// Why `--tc` was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--tc {text:?}: {problem} (e.g. 60+0.5, 0/0.3, 180/30)")]
+pub struct TimeControlError {
+    pub text: String,
+    pub problem: TimeControlProblem,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlProblem {
+    #[error("{0:?} is not a number of seconds")]
+    NotSeconds(String),
+    #[error("{0:?} is out of range")]
+    OutOfRange(String),
+    #[error("no time at all")]
+    NoTime,
+    #[error("an increment needs a match clock")]
+    IncrementWithoutClock,
+}
+
+/// The time control `--tc` describes.
+pub fn parse_tc(text: &str) -> Result<TimeLimits, TimeControlError> {
+    parse_tc_parts(text).map_err(|problem| TimeControlError {
+        text: text.to_string(),
+        problem,
+    })
+}
+
+fn parse_tc_parts(text: &str) -> Result<TimeLimits, TimeControlProblem> {
     let (clocks, increment) = match text.split_once('+') {
-        Some((clocks, increment)) => (clocks, seconds(increment)?),
+        Some((clocks, increment)) => (clocks, parse_seconds(increment)?),
         None => (text, Duration::ZERO),
     };
     let (match_time, per_move) = match clocks.split_once('/') {
-        Some((match_time, turn)) => (seconds(match_time)?, Some(seconds(turn)?)),
-        None => (seconds(clocks)?, None),
+        Some((match_time, turn)) => (parse_seconds(match_time)?, Some(parse_seconds(turn)?)),
+        None => (parse_seconds(clocks)?, None),
     };
     let match_time = (!match_time.is_zero()).then_some(match_time);
     if match_time.is_none() && per_move.is_none_or(|turn| turn.is_zero()) {
-        return Err(bad("no time at all"));
+        return Err(TimeControlProblem::NoTime);
     }
     if match_time.is_none() && !increment.is_zero() {
-        return Err(bad("an increment needs a match clock"));
+        return Err(TimeControlProblem::IncrementWithoutClock);
     }
-    Ok((per_move, match_time, increment))
+    Ok(TimeLimits {
+        per_move,
+        match_time,
+        increment,
+    })
+}
+
+/// One number of seconds of `--tc`.
+fn parse_seconds(part: &str) -> Result<Duration, TimeControlProblem> {
+    let value: f64 = part
+        .trim()
+        .parse()
+        .map_err(|_| TimeControlProblem::NotSeconds(part.to_string()))?;
+    // The upper bound keeps Duration::from_secs_f64 from panicking; no game lasts 115 days.
+    if !value.is_finite() || !(0.0..=1e7).contains(&value) {
+        return Err(TimeControlProblem::OutOfRange(part.to_string()));
+    }
+    Ok(Duration::from_secs_f64(value))
 }
 
 /// Parses `15x15`, `9X9`, `7*5` or `9`.
@@ -184,95 +232,83 @@ pub fn parse_board(text: &str) -> Result<(usize, usize), String> {
     Ok((rows, cols))
 }
 
+/// Why a match could not start: every check made before the first game.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `--board`, as [`parse_board`] words it.
+    #[error("{0}")]
+    Board(String),
+    #[error("--k {k} out of range: 1 to {longest} on a {rows}x{cols} board")]
+    LineLength {
+        k: usize,
+        longest: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("--games must be at least 1")]
+    NoGames,
+    #[error("--concurrency must be 1 to 256")]
+    Concurrency,
+    /// `--player1` or `--player2` (the `flag`).
+    #[error("{flag}: {error}")]
+    Player {
+        flag: &'static str,
+        error: PlayerSpecError,
+    },
+    #[error("cannot read openings {}: {error}", .path.display())]
+    ReadOpenings {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}: {error}", .path.display())]
+    Openings {
+        path: PathBuf,
+        error: OpeningsFileError,
+    },
+    #[error(transparent)]
+    RandomOpening(#[from] RandomOpeningError),
+    #[error(transparent)]
+    Sprt(#[from] SprtError),
+    #[error(transparent)]
+    TimeControl(#[from] TimeControlError),
+    /// `--psq`, `--sgf` or `--json` (`what` names which) cannot be written.
+    #[error("cannot create {what} {}: {error}", .path.display())]
+    Output {
+        what: &'static str,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// Everything checked before the first game.
 struct Setup {
     plan: Plan,
     sprt: Option<Sprt>,
 }
 
-fn setup(args: &MatchOptions) -> Result<Setup, String> {
-    let (rows, cols) = parse_board(&args.board)?;
-    let rule = Rule::for_board_with_k(rows, cols, args.k).map_err(|longest| {
-        format!(
-            "--k {} out of range: 1 to {longest} on a {rows}x{cols} board",
-            args.k.unwrap_or_default()
-        )
-    })?;
-    if args.games == 0 {
-        return Err("--games must be at least 1".to_string());
-    }
-    if args.concurrency == 0 || args.concurrency > 256 {
-        return Err("--concurrency must be 1 to 256".to_string());
-    }
-    let first = parse_player_spec(&args.player1).map_err(|e| format!("--player1: {e}"))?;
-    let mut second = parse_player_spec(&args.player2).map_err(|e| format!("--player2: {e}"))?;
-    if first.name == second.name {
-        second.name.push_str("-2");
-    }
-    let openings = if let Some(path) = &args.openings {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read openings {}: {e}", path.display()))?;
-        Openings::List(
-            openings::parse_openings(&text, rows, cols, rule)
-                .map_err(|e| format!("{}: {e}", path.display()))?,
-        )
-    } else if let Some(stones) = args.random_opening {
-        let seed = args.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-        });
-        // Fails here, before any game, when no such opening exists on this board.
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        openings::random_opening(&mut rng, stones, rows, cols, rule)?;
-        Openings::Random {
-            stones,
-            seed,
-            rows,
-            cols,
-            rule,
-        }
-    } else {
-        Openings::Empty
-    };
-    let sprt = match &args.sprt {
-        Some(tokens) => Some(Sprt::parse(tokens)?),
-        None => None,
-    };
-    let log_dir = args.logs.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("connect5-match-{}", std::process::id()))
-    });
-    let (per_move, match_time, increment) = match &args.tc {
-        Some(tc) => parse_tc(tc)?,
-        None => (
-            Some(Duration::from_millis(args.time_ms)),
-            None,
-            Duration::ZERO,
-        ),
-    };
+fn setup(args: &MatchOptions) -> Result<Setup, SetupError> {
+    let (rows, cols, rule) = args.board_and_rule()?;
+    args.check_game_counts()?;
+    let specs = args.player_specs()?;
+    let openings = args.openings(rows, cols, rule)?;
+    let sprt = args.sprt.as_deref().map(Sprt::parse).transpose()?;
     let settings = GameSettings {
         rows,
         cols,
         rule,
-        time: TimeControl {
-            per_move,
-            match_time,
-            increment,
-            strict: args.strict,
-            grace: Duration::from_millis(args.grace_ms),
-        },
+        time: args.time_control()?,
         max_moves: args.max_moves,
     };
     let concurrency = args.concurrency.min(args.games);
     Ok(Setup {
         plan: Plan {
-            specs: [first, second],
+            specs,
             settings,
             openings,
             games: args.games,
             concurrency,
             context: PlayerContext {
-                log_dir,
+                log_dir: args.log_dir(),
                 concurrency,
                 start_timeout: Duration::from_millis(args.start_timeout.max(1)),
                 worker: 0,
@@ -282,20 +318,121 @@ fn setup(args: &MatchOptions) -> Result<Setup, String> {
     })
 }
 
-fn check_output_paths(args: &MatchOptions) -> Result<(), String> {
-    if let Some(dir) = &args.psq {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create --psq directory {}: {e}", dir.display()))?;
+impl MatchOptions {
+    fn board_and_rule(&self) -> Result<(usize, usize, Rule), SetupError> {
+        let (rows, cols) = parse_board(&self.board).map_err(SetupError::Board)?;
+        let rule = Rule::for_board_with_k(rows, cols, self.k).map_err(|longest| {
+            SetupError::LineLength {
+                k: self.k.unwrap_or_default(),
+                longest,
+                rows,
+                cols,
+            }
+        })?;
+        Ok((rows, cols, rule))
     }
-    if let Some(path) = &args.sgf {
-        std::fs::File::create(path)
-            .map_err(|e| format!("cannot create --sgf file {}: {e}", path.display()))?;
+
+    fn check_game_counts(&self) -> Result<(), SetupError> {
+        if self.games == 0 {
+            return Err(SetupError::NoGames);
+        }
+        if self.concurrency == 0 || self.concurrency > 256 {
+            return Err(SetupError::Concurrency);
+        }
+        Ok(())
     }
-    if let Some(path) = &args.json {
-        std::fs::File::create(path)
-            .map_err(|e| format!("cannot create --json file {}: {e}", path.display()))?;
+
+    fn player_specs(&self) -> Result<[PlayerSpec; 2], SetupError> {
+        let parse = |tokens: &[String], flag| {
+            parse_player_spec(tokens).map_err(|error| SetupError::Player { flag, error })
+        };
+        let first = parse(&self.player1, "--player1")?;
+        let mut second = parse(&self.player2, "--player2")?;
+        // Reports, logs and records tell the players apart by name.
+        if first.name == second.name {
+            second.name.push_str("-2");
+        }
+        Ok([first, second])
     }
-    Ok(())
+
+    fn openings(&self, rows: usize, cols: usize, rule: Rule) -> Result<Openings, SetupError> {
+        if let Some(path) = &self.openings {
+            let text = std::fs::read_to_string(path).map_err(|error| SetupError::ReadOpenings {
+                path: path.clone(),
+                error,
+            })?;
+            let list = openings::parse_openings(&text, rows, cols, rule).map_err(|error| {
+                SetupError::Openings {
+                    path: path.clone(),
+                    error,
+                }
+            })?;
+            Ok(Openings::List(list))
+        } else if let Some(stones) = self.random_opening {
+            let seed = self.seed.unwrap_or_else(seed_from_clock);
+            // Fails here, before any game, when no such opening exists on this board.
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            openings::random_opening(&mut rng, stones, rows, cols, rule)?;
+            Ok(Openings::Random {
+                stones,
+                seed,
+                rows,
+                cols,
+                rule,
+            })
+        } else {
+            Ok(Openings::Empty)
+        }
+    }
+
+    fn time_control(&self) -> Result<TimeControl, SetupError> {
+        let limits = match &self.tc {
+            Some(tc) => parse_tc(tc)?,
+            None => TimeLimits {
+                per_move: Some(Duration::from_millis(self.time_ms)),
+                match_time: None,
+                increment: Duration::ZERO,
+            },
+        };
+        Ok(TimeControl {
+            per_move: limits.per_move,
+            match_time: limits.match_time,
+            increment: limits.increment,
+            strict: self.strict,
+            grace: Duration::from_millis(self.grace_ms),
+        })
+    }
+
+    fn log_dir(&self) -> PathBuf {
+        self.logs.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("connect5-match-{}", std::process::id()))
+        })
+    }
+
+    /// Creates the record files and directory up front: a typo in a path should stop the match
+    /// before it starts, not lose its records at the end.
+    fn check_output_paths(&self) -> Result<(), SetupError> {
+        let failed = |what, path: &Path| {
+            let path = path.to_path_buf();
+            move |error| SetupError::Output { what, path, error }
+        };
+        if let Some(dir) = &self.psq {
+            std::fs::create_dir_all(dir).map_err(failed("--psq directory", dir))?;
+        }
+        if let Some(path) = &self.sgf {
+            std::fs::File::create(path).map_err(failed("--sgf file", path))?;
+        }
+        if let Some(path) = &self.json {
+            std::fs::File::create(path).map_err(failed("--json file", path))?;
+        }
+        Ok(())
+    }
+}
+
+fn seed_from_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
@@ -336,42 +473,113 @@ pub fn run(args: MatchArgs) -> ExitCode {
     }
 }
 
-fn run_match(args: &MatchOptions) -> Result<(), String> {
+/// Why a match stopped before its end.
+#[derive(Debug, thiserror::Error)]
+enum MatchError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A player could not be started before the first game (`flag` says which).
+    #[error("{flag} {name}: {fault}")]
+    Unavailable {
+        flag: &'static str,
+        name: String,
+        fault: player::Fault,
+    },
+    #[error("a game thread panicked")]
+    GameThreadPanicked,
+    #[error("cannot encode the summary: {0}")]
+    EncodeSummary(serde_json::Error),
+    #[error("cannot write {}: {error}", .path.display())]
+    WriteSummary {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// Whether every game was played (or an SPRT bound stopped the match), or the user stopped it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MatchEnd {
+    Finished,
+    Interrupted,
+}
+
+fn run_match(args: &MatchOptions) -> Result<(), MatchError> {
     let Setup { plan, sprt } = setup(args)?;
-    check_output_paths(args)?;
-    // Start both players once before the match: a typo in a command should be one clear error,
-    // not a hundred lost games.
-    let mut first_players = [
-        make_player(&plan.specs[0], &plan.context),
-        make_player(&plan.specs[1], &plan.context),
-    ];
-    for (player, flag) in first_players.iter_mut().zip(["--player1", "--player2"]) {
-        player
-            .prepare()
-            .map_err(|fault| format!("{flag} {}: {fault}", player.name()))?;
-    }
-    if plan.specs.iter().any(|s| {
-        matches!(
-            s.kind,
-            player::PlayerKind::Process(_) | player::PlayerKind::Gomocup { .. }
-        )
-    }) {
+    args.check_output_paths()?;
+    let first_players = start_first_players(&plan)?;
+    if plan.specs.iter().any(|spec| spec.kind.runs_a_program()) {
         eprintln!("Players' stderr goes to {}", plan.context.log_dir.display());
     }
-    let names = [plan.specs[0].name.clone(), plan.specs[1].name.clone()];
+    let names = plan.specs.each_ref().map(|spec| spec.name.clone());
     let settings = plan.settings;
+    let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
+    let end = run_games(args, plan, first_players, &mut reporter)?;
+    if end == MatchEnd::Interrupted {
+        reporter.note("Interrupted: games under way are not counted");
+    }
+    reporter.finish();
+    if let Some(path) = &args.json {
+        write_summary(args, path, reporter, &settings)?;
+    }
+    if end == MatchEnd::Interrupted {
+        // The workers may be waiting on players: end the players (they run in process groups of
+        // their own, so the terminal's signal did not reach them) and do not wait for the games.
+        player::kill_all_players();
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// Starts both players once before the match: a typo in a command should be one clear error,
+/// not a hundred lost games.
+fn start_first_players(plan: &Plan) -> Result<[Box<dyn player::Player>; 2], MatchError> {
+    let mut players = plan
+        .specs
+        .each_ref()
+        .map(|spec| make_player(spec, &plan.context));
+    for (player, flag) in players.iter_mut().zip(["--player1", "--player2"]) {
+        player.prepare().map_err(|fault| MatchError::Unavailable {
+            flag,
+            name: player.name().to_string(),
+            fault,
+        })?;
+    }
+    Ok(players)
+}
+
+/// Plays the match on worker threads, handing each finished game to `reporter` as it comes.
+fn run_games(
+    args: &MatchOptions,
+    plan: Plan,
+    first_players: [Box<dyn player::Player>; 2],
+    reporter: &mut Reporter,
+) -> Result<MatchEnd, MatchError> {
     let plan = Arc::new(plan);
     let stop = Arc::new(AtomicBool::new(false));
     let (sender, receiver) = mpsc::channel();
     let workers = {
-        let plan = Arc::clone(&plan);
         let stop = Arc::clone(&stop);
         std::thread::spawn(move || run_workers(plan, first_players, stop, sender))
     };
-    let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
     interrupt::install();
-    let mut interrupted = false;
+    let end = collect_games(args, &receiver, reporter, &stop);
+    // After an interrupt the workers may be stuck on a player: they are not waited for.
+    if end == MatchEnd::Finished && workers.join().is_err() {
+        return Err(MatchError::GameThreadPanicked);
+    }
+    Ok(end)
+}
+
+/// Receives finished games until the workers are done or the user interrupts; raises `stop`
+/// when the reporter's SPRT reaches a bound or on an interrupt.
+fn collect_games(
+    args: &MatchOptions,
+    receiver: &mpsc::Receiver<schedule::Finished>,
+    reporter: &mut Reporter,
+    stop: &AtomicBool,
+) -> MatchEnd {
     loop {
+        // A timeout rather than a blocking receive, so that an interrupt is seen between games.
         match receiver.recv_timeout(Duration::from_millis(100)) {
             Ok(finished) => {
                 save_records(args, &finished);
@@ -380,42 +588,34 @@ fn run_match(args: &MatchOptions) -> Result<(), String> {
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return MatchEnd::Finished,
         }
         if interrupt::requested() {
-            // Games under way are dropped: their players are killed below.
-            interrupted = true;
+            // Games under way are dropped: their players are killed by the caller.
             stop.store(true, Ordering::Relaxed);
-            break;
+            return MatchEnd::Interrupted;
         }
     }
-    if !interrupted && workers.join().is_err() {
-        return Err("a game thread panicked".to_string());
-    }
-    if interrupted {
-        reporter.note("Interrupted: games under way are not counted");
-    }
-    reporter.finish();
-    if let Some(path) = &args.json {
-        let summary = reporter.summary(
-            format!("{}x{}", settings.rows, settings.cols),
-            settings.rule.k,
-            args.tc.is_none().then_some(args.time_ms),
-            args.tc.clone(),
-            args.strict,
-        );
-        let text = serde_json::to_string_pretty(&summary)
-            .map_err(|e| format!("cannot encode the summary: {e}"))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    if interrupted {
-        // The workers may be waiting on players: end the players (they run in process groups of
-        // their own, so the terminal's signal did not reach them) and do not wait for the games.
-        player::kill_all_players();
-        std::process::exit(130);
-    }
-    Ok(())
+}
+
+fn write_summary(
+    args: &MatchOptions,
+    path: &Path,
+    reporter: Reporter,
+    settings: &GameSettings,
+) -> Result<(), MatchError> {
+    let summary = reporter.summary(
+        format!("{}x{}", settings.rows, settings.cols),
+        settings.rule.k,
+        args.tc.is_none().then_some(args.time_ms),
+        args.tc.clone(),
+        args.strict,
+    );
+    let text = serde_json::to_string_pretty(&summary).map_err(MatchError::EncodeSummary)?;
+    std::fs::write(path, text + "\n").map_err(|error| MatchError::WriteSummary {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Ctrl-C (SIGINT) or SIGTERM during a match: the first one ends the match with the closing

@@ -8,7 +8,70 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::board::{Board, Move, Rule, Stone};
+use crate::board::{Board, BoardError, Move, Rule, Stone};
+
+/// Why an openings file was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningsFileError {
+    #[error("opening on line {line}: {problem}")]
+    Line {
+        line: usize,
+        problem: OpeningProblem,
+    },
+    #[error("no opening in the file")]
+    NoOpening,
+}
+
+/// What is wrong with one opening (one line of a file).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningProblem {
+    #[error("{0:?} is not an offset")]
+    NotAnOffset(String),
+    #[error("odd number of offsets: expected x,y pairs")]
+    OddOffsets,
+    #[error("offset {x},{y} falls outside the {rows}x{cols} board")]
+    OffsetOutside {
+        x: i64,
+        y: i64,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("{0:?} is not a column letter a-z")]
+    NotAColumn(char),
+    #[error("column {0} has no row number")]
+    NoRowNumber(char),
+    #[error("row numbers start at 1 ({0}0)")]
+    RowZero(char),
+    #[error("{mv} is outside the {rows}x{cols} board")]
+    Outside { mv: Move, rows: usize, cols: usize },
+    #[error("{0} is played twice")]
+    PlayedTwice(Move),
+    #[error("{} already has a winning line", .0.name())]
+    AlreadyWon(Stone),
+    #[error("the board is already full")]
+    BoardFull,
+    #[error(transparent)]
+    Board(#[from] BoardError),
+}
+
+/// Why no random opening could be drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RandomOpeningError {
+    #[error(
+        "a random opening of {stones} stones does not fit a {rows}x{cols} board with a cell to spare"
+    )]
+    TooManyStones {
+        stones: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("found no random opening of {stones} stones without a winning line on {rows}x{cols}")]
+    NoneFound {
+        stones: usize,
+        rows: usize,
+        cols: usize,
+    },
+}
 
 /// Reads every opening of `text`, checking each fits the board and leaves a game to play.
 pub fn parse_openings(
@@ -16,53 +79,64 @@ pub fn parse_openings(
     rows: usize,
     cols: usize,
     rule: Rule,
-) -> Result<Vec<Vec<Move>>, String> {
+) -> Result<Vec<Vec<Move>>, OpeningsFileError> {
     let mut openings = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let number = index + 1;
-        let moves = if line.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            parse_pos_line(line)
-        } else {
-            parse_offset_line(line, rows, cols)
-        }
-        .map_err(|why| format!("opening on line {number}: {why}"))?;
-        check_opening(&moves, rows, cols, rule)
-            .map_err(|why| format!("opening on line {number}: {why}"))?;
+        let moves = parse_opening_line(line, rows, cols, rule).map_err(|problem| {
+            OpeningsFileError::Line {
+                line: index + 1,
+                problem,
+            }
+        })?;
         openings.push(moves);
     }
     if openings.is_empty() {
-        return Err("no opening in the file".to_string());
+        return Err(OpeningsFileError::NoOpening);
     }
     Ok(openings)
 }
 
+/// One non-blank line, in either format, checked.
+fn parse_opening_line(
+    line: &str,
+    rows: usize,
+    cols: usize,
+    rule: Rule,
+) -> Result<Vec<Move>, OpeningProblem> {
+    let moves = if line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        parse_pos_line(line)
+    } else {
+        parse_offset_line(line, rows, cols)
+    }?;
+    check_opening(&moves, rows, cols, rule)?;
+    Ok(moves)
+}
+
 /// `x,y, x,y …` relative to the centre (row L/2, column C/2).
-fn parse_offset_line(line: &str, rows: usize, cols: usize) -> Result<Vec<Move>, String> {
+fn parse_offset_line(line: &str, rows: usize, cols: usize) -> Result<Vec<Move>, OpeningProblem> {
     let numbers: Vec<i64> = line
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|t| !t.is_empty())
         .map(|t| {
             t.parse::<i64>()
-                .map_err(|_| format!("{t:?} is not an offset"))
+                .map_err(|_| OpeningProblem::NotAnOffset(t.to_string()))
         })
         .collect::<Result<_, _>>()?;
     if !numbers.len().is_multiple_of(2) {
-        return Err("odd number of offsets: expected x,y pairs".to_string());
+        return Err(OpeningProblem::OddOffsets);
     }
     numbers
         .chunks(2)
         .map(|pair| {
-            let col = (cols / 2) as i64 + pair[0];
-            let row = (rows / 2) as i64 + pair[1];
+            let (x, y) = (pair[0], pair[1]);
+            let col = (cols / 2) as i64 + x;
+            let row = (rows / 2) as i64 + y;
             if row < 0 || col < 0 || row >= rows as i64 || col >= cols as i64 {
-                Err(format!(
-                    "offset {},{} falls outside the {rows}x{cols} board",
-                    pair[0], pair[1]
-                ))
+                Err(OpeningProblem::OffsetOutside { x, y, rows, cols })
             } else {
                 Ok(Move::new(row as usize, col as usize))
             }
@@ -71,12 +145,12 @@ fn parse_offset_line(line: &str, rows: usize, cols: usize) -> Result<Vec<Move>, 
 }
 
 /// `h8i9j7`: letter = column from `a`, number = row from 1.
-fn parse_pos_line(line: &str) -> Result<Vec<Move>, String> {
+fn parse_pos_line(line: &str) -> Result<Vec<Move>, OpeningProblem> {
     let mut moves = Vec::new();
     let mut chars = line.chars().filter(|c| !c.is_whitespace()).peekable();
     while let Some(letter) = chars.next() {
         if !letter.is_ascii_lowercase() {
-            return Err(format!("{letter:?} is not a column letter a-z"));
+            return Err(OpeningProblem::NotAColumn(letter));
         }
         let mut digits = String::new();
         while let Some(&d) = chars.peek() {
@@ -88,9 +162,9 @@ fn parse_pos_line(line: &str) -> Result<Vec<Move>, String> {
         }
         let row: usize = digits
             .parse()
-            .map_err(|_| format!("column {letter} has no row number"))?;
+            .map_err(|_| OpeningProblem::NoRowNumber(letter))?;
         if row == 0 {
-            return Err(format!("row numbers start at 1 ({letter}0)"));
+            return Err(OpeningProblem::RowZero(letter));
         }
         moves.push(Move::new(row - 1, (letter as u8 - b'a') as usize));
     }
@@ -98,23 +172,28 @@ fn parse_pos_line(line: &str) -> Result<Vec<Move>, String> {
 }
 
 /// An opening must fit, not repeat a cell, and leave the game undecided with a cell to play.
-pub fn check_opening(moves: &[Move], rows: usize, cols: usize, rule: Rule) -> Result<(), String> {
-    let mut board = Board::new(rows, cols).map_err(|e| e.to_string())?;
+pub fn check_opening(
+    moves: &[Move],
+    rows: usize,
+    cols: usize,
+    rule: Rule,
+) -> Result<(), OpeningProblem> {
+    let mut board = Board::new(rows, cols)?;
     let mut stone = Stone::Black;
     for &mv in moves {
         if !board.contains(mv) {
-            return Err(format!("{mv} is outside the {rows}x{cols} board"));
+            return Err(OpeningProblem::Outside { mv, rows, cols });
         }
         board
             .play(mv, stone)
-            .map_err(|_| format!("{mv} is played twice"))?;
+            .map_err(|_| OpeningProblem::PlayedTwice(mv))?;
         stone = stone.opponent();
     }
     if let Some(winner) = board.winner(rule) {
-        return Err(format!("{} already has a winning line", winner.name()));
+        return Err(OpeningProblem::AlreadyWon(winner));
     }
     if board.is_full() {
-        return Err("the board is already full".to_string());
+        return Err(OpeningProblem::BoardFull);
     }
     Ok(())
 }
@@ -127,42 +206,45 @@ pub fn random_opening<R: Rng>(
     rows: usize,
     cols: usize,
     rule: Rule,
-) -> Result<Vec<Move>, String> {
+) -> Result<Vec<Move>, RandomOpeningError> {
     if stones >= rows * cols {
-        return Err(format!(
-            "a random opening of {stones} stones does not fit a {rows}x{cols} board with a cell to spare"
-        ));
+        return Err(RandomOpeningError::TooManyStones { stones, rows, cols });
     }
-    // A square around the centre roomy enough for the stones, so openings look like games.
-    let mut radius = 1usize;
-    while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
-        radius += 1;
-    }
-    let cells: Vec<Move> = (0..rows)
-        .flat_map(|r| (0..cols).map(move |c| Move::new(r, c)))
-        .filter(|m| m.row.abs_diff(rows / 2) <= radius && m.col.abs_diff(cols / 2) <= radius)
-        .collect();
-    let cells = if cells.len() > stones {
-        cells
-    } else {
-        (0..rows)
-            .flat_map(|r| (0..cols).map(move |c| Move::new(r, c)))
-            .collect()
-    };
+    let cells = opening_cells(stones, rows, cols);
     for _ in 0..1000 {
         let moves: Vec<Move> = cells.choose_multiple(rng, stones).copied().collect();
         if check_opening(&moves, rows, cols, rule).is_ok() {
             return Ok(moves);
         }
     }
-    Err(format!(
-        "found no random opening of {stones} stones without a winning line on {rows}x{cols}"
-    ))
+    Err(RandomOpeningError::NoneFound { stones, rows, cols })
+}
+
+/// The cells random openings of `stones` stones are drawn from: a square around the centre
+/// roomy enough for them, so that openings look like games; the whole board when it is too small.
+fn opening_cells(stones: usize, rows: usize, cols: usize) -> Vec<Move> {
+    let mut radius = 1usize;
+    while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
+        radius += 1;
+    }
+    let all_cells = (0..rows).flat_map(|r| (0..cols).map(move |c| Move::new(r, c)));
+    let near_centre: Vec<Move> = all_cells
+        .clone()
+        .filter(|m| m.row.abs_diff(rows / 2) <= radius && m.col.abs_diff(cols / 2) <= radius)
+        .collect();
+    if near_centre.len() > stones {
+        near_centre
+    } else {
+        all_cells.collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+    use std::collections::HashSet;
 
     #[test]
     fn both_formats_read_as_c_gomoku_cli_writes_them() {
@@ -181,20 +263,104 @@ mod tests {
     #[test]
     fn bad_openings_name_their_line() {
         let error = parse_openings("0,0\n0,0,9,9\n", 9, 9, Rule::exact(5)).unwrap_err();
-        assert!(error.contains("line 2"), "{error}");
-        assert!(parse_openings("0,0,0,0", 9, 9, Rule::exact(5)).is_err());
+        assert_eq!(
+            error.to_string(),
+            "opening on line 2: offset 9,9 falls outside the 9x9 board"
+        );
+        let error = parse_openings("0,0,0,0", 9, 9, Rule::exact(5)).unwrap_err();
+        assert_eq!(error.to_string(), "opening on line 1: 4 4 is played twice");
         assert!(parse_openings("z", 9, 9, Rule::exact(5)).is_err());
-        assert!(parse_openings("", 9, 9, Rule::exact(5)).is_err());
+        assert_eq!(
+            parse_openings("", 9, 9, Rule::exact(5)),
+            Err(OpeningsFileError::NoOpening)
+        );
+    }
+
+    /// Replays `moves` black first, alternating, checking each stone lands on an empty cell of
+    /// the board, without going through [`check_opening`] (the function under test relies on it).
+    fn replay(moves: &[Move], rows: usize, cols: usize) -> Board {
+        let mut board = Board::new(rows, cols).unwrap();
+        let mut stone = Stone::Black;
+        for &mv in moves {
+            assert!(mv.row < rows && mv.col < cols, "{mv} off the board");
+            assert_eq!(board.get(mv), None, "{mv} played twice in {moves:?}");
+            board.set(mv, Some(stone)).unwrap();
+            stone = stone.opponent();
+        }
+        board
+    }
+
+    fn draw(
+        seed: u64,
+        count: usize,
+        stones: usize,
+        rows: usize,
+        cols: usize,
+        rule: Rule,
+    ) -> Vec<Vec<Move>> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..count)
+            .map(|_| random_opening(&mut rng, stones, rows, cols, rule).unwrap())
+            .collect()
     }
 
     #[test]
-    fn random_openings_are_legal_and_undecided() {
-        let mut rng = rand::thread_rng();
-        for _ in 0..50 {
-            let moves = random_opening(&mut rng, 6, 9, 9, Rule::exact(5)).unwrap();
-            assert_eq!(moves.len(), 6);
-            assert!(check_opening(&moves, 9, 9, Rule::exact(5)).is_ok());
+    fn random_openings_have_the_stones_asked_for_on_distinct_cells_near_the_centre() {
+        for stones in [0, 1, 6, 13] {
+            for opening in draw(1, 40, stones, 15, 15, Rule::exact(5)) {
+                assert_eq!(opening.len(), stones);
+                replay(&opening, 15, 15);
+                // Near the centre: 13 stones fit a 7x7 square around it with room to spare.
+                for mv in &opening {
+                    assert!(mv.row.abs_diff(7) <= 3 && mv.col.abs_diff(7) <= 3, "{mv}");
+                }
+            }
         }
-        assert!(random_opening(&mut rng, 9, 3, 3, Rule::exact(3)).is_err());
+    }
+
+    #[test]
+    fn random_openings_never_hold_a_winning_line() {
+        // Short lines on a small board, where most random stones would make one.
+        let rule = Rule::exact(3);
+        for opening in draw(2, 200, 8, 5, 5, rule) {
+            let board = replay(&opening, 5, 5);
+            assert_eq!(board.winner(rule), None, "{opening:?}");
+        }
+    }
+
+    #[test]
+    fn random_openings_are_reproducible_from_their_seed_and_vary_with_it() {
+        let rule = Rule::exact(5);
+        let first = draw(7, 30, 6, 15, 15, rule);
+        assert_eq!(first, draw(7, 30, 6, 15, 15, rule));
+        assert_ne!(first, draw(8, 30, 6, 15, 15, rule));
+        let distinct: HashSet<&Vec<Move>> = first.iter().collect();
+        assert_eq!(distinct.len(), first.len(), "a seed repeats its openings");
+    }
+
+    #[test]
+    fn random_openings_fill_all_but_one_cell_and_no_more() {
+        let mut rng = StdRng::seed_from_u64(0);
+        // No line of 4 fits a 3x3 board, so only the count can be refused.
+        let opening = random_opening(&mut rng, 8, 3, 3, Rule::exact(4)).unwrap();
+        assert!(!replay(&opening, 3, 3).is_full());
+        assert_eq!(opening.len(), 8);
+        assert_eq!(
+            random_opening(&mut rng, 9, 3, 3, Rule::exact(4)),
+            Err(RandomOpeningError::TooManyStones {
+                stones: 9,
+                rows: 3,
+                cols: 3
+            })
+        );
+        // Every stone is a line of one.
+        assert_eq!(
+            random_opening(&mut rng, 2, 3, 3, Rule::exact(1)),
+            Err(RandomOpeningError::NoneFound {
+                stones: 2,
+                rows: 3,
+                cols: 3
+            })
+        );
     }
 }

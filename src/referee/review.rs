@@ -4,7 +4,7 @@
 //! opening; one proven lost later was lost by a move the long search would not have played, or by
 //! an attack deeper than even the long search sees before it lands.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -85,131 +85,205 @@ pub fn run(args: ReviewArgs) -> ExitCode {
 }
 
 fn review(args: &ReviewArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-    let summary: MatchFile = serde_json::from_str(&text).map_err(|e| {
+    let summary = load_summary(&args.file)?;
+    let reviewer = Reviewer {
+        player: reviewed_player(args.player.as_deref(), &summary)?,
+        budget: Duration::from_millis(args.time),
+        config: EngineConfig {
+            kind: args.engine,
+            hash_bytes: args.hash.saturating_mul(1 << 20),
+            max_depth: None,
+        },
+    };
+    let mut tally = LossTally::default();
+    for game in &summary.games {
+        if let Some(colour) = reviewer.colour_that_lost(&game.record) {
+            let review = reviewer.review_loss(game, colour);
+            tally.count(colour, review);
+        }
+    }
+    println!(
+        "{}",
+        tally.summary(&reviewer.player, summary.games.len(), args.time)
+    );
+    if tally.unreplayable > 0 {
+        return Err(format!(
+            "{} of the lost games could not be replayed (see above)",
+            tally.unreplayable
+        ));
+    }
+    Ok(())
+}
+
+fn load_summary(path: &Path) -> Result<MatchFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
         format!(
             "{} is not a `connect5 match --json` summary: {e}",
-            args.file.display()
+            path.display()
         )
-    })?;
-    let player = args.player.clone().unwrap_or(summary.player1.clone());
+    })
+}
+
+/// The player `--player` names, or the first player, checked to be in the match.
+fn reviewed_player(asked: Option<&str>, summary: &MatchFile) -> Result<String, String> {
+    let player = asked.unwrap_or(&summary.player1);
     if player != summary.player1 && player != summary.player2 {
         return Err(format!(
             "no player {player:?} in this match (its players are {:?} and {:?})",
             summary.player1, summary.player2
         ));
     }
-    let config = EngineConfig {
-        kind: args.engine,
-        hash_bytes: args.hash.saturating_mul(1 << 20),
-        max_depth: None,
-    };
-    let budget = Duration::from_millis(args.time);
-    let mut lost = 0;
-    let mut lost_as_white = 0;
-    let mut by_fault = 0;
-    let mut first_move = 0;
-    let mut later: Vec<usize> = Vec::new();
-    let mut not_proven = 0;
-    let mut unreadable = 0;
-    for game in &summary.games {
+    Ok(player.to_string())
+}
+
+/// The reviewed player and the search that reviews its losses.
+struct Reviewer {
+    player: String,
+    budget: Duration,
+    config: EngineConfig,
+}
+
+/// What became of one lost game.
+enum LossReview {
+    /// Lost by a fault (time, crash, illegal move …) rather than a line: nothing to search.
+    ByFault,
+    Reviewed(Verdict),
+    /// The record could not be replayed.
+    Unreplayable,
+}
+
+impl Reviewer {
+    /// The colour the player had in a game it lost.
+    fn colour_that_lost(&self, record: &GameRecord) -> Option<Stone> {
+        let colour = colour_of(record, &self.player)?;
+        (record.outcome == Outcome::win_for(colour.opponent())).then_some(colour)
+    }
+
+    /// Reviews one lost game and prints a line about it.
+    fn review_loss(&self, game: &ReviewedGame, colour: Stone) -> LossReview {
         let record = &game.record;
-        let Some(colour) = colour_of(record, &player) else {
-            continue;
-        };
-        if record.outcome != Outcome::win_for(colour.opponent()) {
-            continue;
-        }
-        lost += 1;
-        lost_as_white += usize::from(colour == Stone::White);
         let heading = format!(
-            "game {}: {player} ({}) lost at ply {}",
+            "game {}: {} ({}) lost at ply {}",
             game.game,
+            self.player,
             colour.name(),
             record.opening.len() + record.moves.len()
         );
         if record.termination != Termination::Line {
-            by_fault += 1;
             println!(
                 "{heading} by {} ({}): not reviewed",
                 record.termination.name(),
                 record.reason
             );
-            continue;
+            return LossReview::ByFault;
         }
-        match review_game(record, colour, budget, &config) {
+        match review_game(record, colour, self.budget, &self.config) {
+            Ok(verdict) => {
+                println!("{heading}: {}", verdict.describe());
+                LossReview::Reviewed(verdict)
+            }
             Err(error) => {
                 // One broken record should not cost the review of the others.
                 eprintln!("connect5 review: game {}: {error}", game.game);
-                unreadable += 1;
-            }
-            Ok(Verdict::ProvenLost { nth: 1, ply, .. }) => {
-                first_move += 1;
-                println!(
-                    "{heading}: proven lost from its first move (ply {ply}), the opening's doing"
-                );
-            }
-            Ok(Verdict::ProvenLost { nth, ply, before }) => {
-                later.push(nth);
-                let mut line = format!("{heading}: proven lost from its move {nth} (ply {ply})");
-                if let Some(Searched {
-                    ply: before_ply,
-                    played,
-                    preferred,
-                    score,
-                }) = before
-                {
-                    if played == preferred {
-                        line += &format!(
-                            "; at ply {before_ply} it played {played}, as the long search does (score {score})"
-                        );
-                    } else {
-                        line += &format!(
-                            "; at ply {before_ply} it played {played}, the long search plays {preferred} (score {score})"
-                        );
-                    }
-                }
-                println!("{line}");
-            }
-            Ok(Verdict::NotProven) => {
-                not_proven += 1;
-                println!("{heading}: no position it faced proven lost");
+                LossReview::Unreplayable
             }
         }
     }
-    later.sort_unstable();
-    println!(
-        "{player} lost {lost} of {} games ({lost_as_white} as white), reviewed at {} ms a position: \
-         {first_move} proven lost from its first move, {} later{}, {not_proven} never proven lost, \
-         {by_fault} lost by a fault{}",
-        summary.games.len(),
-        args.time,
-        later.len(),
-        if later.is_empty() {
-            String::new()
+}
+
+impl Verdict {
+    /// What the long searches found, as the end of a game's line.
+    fn describe(&self) -> String {
+        match self {
+            Verdict::ProvenLost { nth: 1, ply, .. } => {
+                format!("proven lost from its first move (ply {ply}), the opening's doing")
+            }
+            Verdict::ProvenLost { nth, ply, before } => {
+                let proven = format!("proven lost from its move {nth} (ply {ply})");
+                match before {
+                    Some(before) => format!("{proven}; {}", before.describe()),
+                    None => proven,
+                }
+            }
+            Verdict::NotProven => "no position it faced proven lost".to_string(),
+        }
+    }
+}
+
+impl Searched {
+    /// The player's move beside the long search's.
+    fn describe(&self) -> String {
+        let Searched {
+            ply,
+            played,
+            preferred,
+            score,
+        } = self;
+        if played == preferred {
+            format!("at ply {ply} it played {played}, as the long search does (score {score})")
         } else {
             format!(
-                " (at its move {})",
-                later
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "at ply {ply} it played {played}, the long search plays {preferred} (score {score})"
             )
-        },
-        if unreadable > 0 {
-            format!(", {unreadable} not replayable")
+        }
+    }
+}
+
+/// The player's losses, by what the review made of them.
+#[derive(Default)]
+struct LossTally {
+    lost: usize,
+    lost_as_white: usize,
+    by_fault: usize,
+    first_move: usize,
+    /// The player's move number from which each of the other proven losses was lost.
+    later: Vec<usize>,
+    not_proven: usize,
+    unreplayable: usize,
+}
+
+impl LossTally {
+    fn count(&mut self, colour: Stone, review: LossReview) {
+        self.lost += 1;
+        self.lost_as_white += usize::from(colour == Stone::White);
+        match review {
+            LossReview::ByFault => self.by_fault += 1,
+            LossReview::Unreplayable => self.unreplayable += 1,
+            LossReview::Reviewed(Verdict::ProvenLost { nth: 1, .. }) => self.first_move += 1,
+            LossReview::Reviewed(Verdict::ProvenLost { nth, .. }) => self.later.push(nth),
+            LossReview::Reviewed(Verdict::NotProven) => self.not_proven += 1,
+        }
+    }
+
+    /// The closing line.
+    fn summary(&self, player: &str, games: usize, time_ms: u64) -> String {
+        let mut later = self.later.clone();
+        later.sort_unstable();
+        let later_moves = if later.is_empty() {
+            String::new()
+        } else {
+            let moves: Vec<String> = later.iter().map(usize::to_string).collect();
+            format!(" (at its move {})", moves.join(", "))
+        };
+        let unreplayable = if self.unreplayable > 0 {
+            format!(", {} not replayable", self.unreplayable)
         } else {
             String::new()
-        }
-    );
-    if unreadable > 0 {
-        return Err(format!(
-            "{unreadable} of the lost games could not be replayed (see above)"
-        ));
+        };
+        format!(
+            "{player} lost {} of {games} games ({} as white), reviewed at {time_ms} ms a position: \
+             {} proven lost from its first move, {} later{later_moves}, {} never proven lost, \
+             {} lost by a fault{unreplayable}",
+            self.lost,
+            self.lost_as_white,
+            self.first_move,
+            later.len(),
+            self.not_proven,
+            self.by_fault,
+        )
     }
-    Ok(())
 }
 
 fn colour_of(record: &GameRecord, player: &str) -> Option<Stone> {
@@ -271,4 +345,60 @@ fn review_game(
         side = side.opponent();
     }
     Ok(Verdict::NotProven)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_line_counts_every_kind_of_loss() {
+        let mut tally = LossTally::default();
+        let proven = |nth| Verdict::ProvenLost {
+            nth,
+            ply: 9,
+            before: None,
+        };
+        tally.count(Stone::Black, LossReview::Reviewed(proven(1)));
+        tally.count(Stone::White, LossReview::Reviewed(proven(4)));
+        tally.count(Stone::White, LossReview::Reviewed(proven(2)));
+        tally.count(Stone::Black, LossReview::Reviewed(Verdict::NotProven));
+        tally.count(Stone::Black, LossReview::ByFault);
+        tally.count(Stone::White, LossReview::Unreplayable);
+        assert_eq!(
+            tally.summary("mine", 10, 500),
+            "mine lost 6 of 10 games (3 as white), reviewed at 500 ms a position: 1 proven lost \
+             from its first move, 2 later (at its move 2, 4), 1 never proven lost, 1 lost by a \
+             fault, 1 not replayable"
+        );
+        assert_eq!(
+            LossTally::default().summary("mine", 2, 500),
+            "mine lost 0 of 2 games (0 as white), reviewed at 500 ms a position: 0 proven lost \
+             from its first move, 0 later, 0 never proven lost, 0 lost by a fault"
+        );
+    }
+
+    #[test]
+    fn a_later_loss_names_the_move_before_it() {
+        let searched = |played, preferred| Searched {
+            ply: 8,
+            played,
+            preferred,
+            score: -40,
+        };
+        let verdict = Verdict::ProvenLost {
+            nth: 3,
+            ply: 10,
+            before: Some(searched(Move::new(1, 2), Move::new(3, 4))),
+        };
+        assert_eq!(
+            verdict.describe(),
+            "proven lost from its move 3 (ply 10); at ply 8 it played 1 2, the long search plays \
+             3 4 (score -40)"
+        );
+        assert_eq!(
+            searched(Move::new(1, 2), Move::new(1, 2)).describe(),
+            "at ply 8 it played 1 2, as the long search does (score -40)"
+        );
+    }
 }

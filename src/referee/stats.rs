@@ -145,6 +145,24 @@ pub struct Sprt {
     pub beta: f64,
 }
 
+/// Why `--sprt` was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("SPRT option {0:?} is not key=value")]
+    NotKeyValue(String),
+    #[error("SPRT {key}={value:?} is not a number")]
+    NotANumber { key: String, value: String },
+    #[error("unknown SPRT option {0:?} (elo0, elo1, alpha, beta)")]
+    UnknownOption(String),
+    #[error("SPRT needs elo0= and elo1=")]
+    NoBounds,
+    #[error("SPRT needs elo0 < elo1 (got {elo0} and {elo1})")]
+    BoundsOutOfOrder { elo0: f64, elo1: f64 },
+    /// `alpha=` or `beta=` (named by `name`) outside (0, 0.5).
+    #[error("SPRT {name}={value} must be between 0 and 0.5")]
+    ErrorRateOutOfRange { name: &'static str, value: f64 },
+}
+
 /// What the test says so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -158,7 +176,7 @@ pub enum SprtStatus {
 
 impl Sprt {
     /// Parses `elo0=0 elo1=5 alpha=0.05 beta=0.05` (any order; alpha and beta default to 0.05).
-    pub fn parse(tokens: &[String]) -> Result<Sprt, String> {
+    pub fn parse(tokens: &[String]) -> Result<Sprt, SprtError> {
         let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
         for token in tokens.iter().flat_map(|t| t.split([',', ' '])) {
             if token.is_empty() {
@@ -166,33 +184,32 @@ impl Sprt {
             }
             let (key, value) = token
                 .split_once('=')
-                .ok_or_else(|| format!("SPRT option {token:?} is not key=value"))?;
+                .ok_or_else(|| SprtError::NotKeyValue(token.to_string()))?;
             let number: f64 = value
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| format!("SPRT {key}={value:?} is not a number"))?;
+                .ok_or_else(|| SprtError::NotANumber {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                })?;
             match key {
                 "elo0" => elo0 = Some(number),
                 "elo1" => elo1 = Some(number),
                 "alpha" => alpha = number,
                 "beta" => beta = number,
-                other => {
-                    return Err(format!(
-                        "unknown SPRT option {other:?} (elo0, elo1, alpha, beta)"
-                    ))
-                }
+                other => return Err(SprtError::UnknownOption(other.to_string())),
             }
         }
         let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
-            return Err("SPRT needs elo0= and elo1=".to_string());
+            return Err(SprtError::NoBounds);
         };
         if elo1 <= elo0 {
-            return Err(format!("SPRT needs elo0 < elo1 (got {elo0} and {elo1})"));
+            return Err(SprtError::BoundsOutOfOrder { elo0, elo1 });
         }
         for (name, p) in [("alpha", alpha), ("beta", beta)] {
             if !(p > 0.0 && p < 0.5) {
-                return Err(format!("SPRT {name}={p} must be between 0 and 0.5"));
+                return Err(SprtError::ErrorRateOutOfRange { name, value: p });
             }
         }
         Ok(Sprt {

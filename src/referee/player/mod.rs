@@ -164,6 +164,13 @@ pub enum PlayerKind {
     },
 }
 
+impl PlayerKind {
+    /// Whether the player is a program the match runs (its stderr goes to a log file).
+    pub fn runs_a_program(&self) -> bool {
+        matches!(self, PlayerKind::Process(_) | PlayerKind::Gomocup { .. })
+    }
+}
+
 /// A player as the command line describes it.
 #[derive(Clone, Debug)]
 pub struct PlayerSpec {
@@ -173,126 +180,214 @@ pub struct PlayerSpec {
     pub time: Option<Duration>,
 }
 
+/// Why a player description (`--player1`, `--player2`) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerSpecError {
+    #[error("a player has exactly one kind (builtin, cmd:, tcp: or gomocup:)")]
+    TwoKinds,
+    #[error(
+        "no player kind given: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT or gomocup:PROGRAM"
+    )]
+    NoKind,
+    #[error(
+        "unknown player token {0:?}: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT, gomocup:PROGRAM or key=value"
+    )]
+    UnknownToken(String),
+    #[error("builtin option {0:?} is not key=value (engine=, depth=, hash=, name=)")]
+    BuiltinOptionNotKeyValue(String),
+    #[error("unclosed quote in command {0:?}")]
+    UnclosedQuote(String),
+    /// `cmd:` or `gomocup:` with nothing after it.
+    #[error("{0}: needs a program to run")]
+    NoProgram(&'static str),
+    #[error("tcp address {0:?} is not HOST:PORT")]
+    NotHostPort(String),
+    #[error("name= needs a name")]
+    EmptyName,
+    /// `key=value` whose value does not parse; `expected` says what it should be.
+    #[error("{key}={value:?} is not {expected}")]
+    NotANumber {
+        key: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("hash={0} out of range: 1 to 65536 MiB")]
+    HashOutOfRange(usize),
+    /// The engine's own message (`unknown engine …`).
+    #[error("{0}")]
+    UnknownEngine(String),
+    #[error("{key}= applies to {kind} players only")]
+    WrongKind { key: String, kind: &'static str },
+    #[error(
+        "unknown player option {0:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=)"
+    )]
+    UnknownOption(String),
+}
+
+/// One word of a player description.
+enum SpecToken<'a> {
+    /// A kind, with the `key=value,…` list that may follow `builtin:` (empty for other kinds).
+    Kind(PlayerKind, &'a str),
+    /// A `key=value` option.
+    Option(&'a str, &'a str),
+}
+
 /// Parses a player description: tokens that are either a kind (`builtin[:key=value,…]`,
-/// `cmd:PROGRAM ARGS`, `tcp:HOST:PORT`) or `key=value` options (`name=`, `cmd=`, `tcp=`,
-/// `engine=`, `depth=`, `hash=`).
-pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, String> {
-    let mut name: Option<String> = None;
-    let mut time: Option<Duration> = None;
+/// `cmd:PROGRAM ARGS`, `tcp:HOST:PORT`, `gomocup:PROGRAM ARGS`) or `key=value` options (`name=`,
+/// `time=`, `cmd=`, `tcp=`, `gomocup=`, `engine=`, `depth=`, `hash=`, `memory=`).
+pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, PlayerSpecError> {
     let mut kind: Option<PlayerKind> = None;
-    let mut engine_options: Vec<(String, String)> = Vec::new();
-    let set_kind = |kind_slot: &mut Option<PlayerKind>, new: PlayerKind| {
-        if kind_slot.is_some() {
-            return Err(
-                "a player has exactly one kind (builtin, cmd:, tcp: or gomocup:)".to_string(),
-            );
-        }
-        *kind_slot = Some(new);
-        Ok(())
-    };
-    for token in tokens {
-        let token = token.trim();
-        if token.is_empty() {
-            continue;
-        }
-        if token == "builtin" {
-            set_kind(&mut kind, PlayerKind::Builtin(EngineConfig::default()))?;
-        } else if let Some(options) = token.strip_prefix("builtin:") {
-            set_kind(&mut kind, PlayerKind::Builtin(EngineConfig::default()))?;
-            for option in options.split(',').filter(|o| !o.trim().is_empty()) {
-                let (key, value) = option.split_once('=').ok_or_else(|| {
-                    format!("builtin option {option:?} is not key=value (engine=, depth=, hash=, name=)")
-                })?;
-                engine_options.push((key.trim().to_string(), value.trim().to_string()));
+    let mut options: Vec<(&str, &str)> = Vec::new();
+    for token in tokens.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        match parse_spec_token(token)? {
+            SpecToken::Kind(new_kind, builtin_options) => {
+                if kind.replace(new_kind).is_some() {
+                    return Err(PlayerSpecError::TwoKinds);
+                }
+                for option in builtin_options.split(',').filter(|o| !o.trim().is_empty()) {
+                    let (key, value) = option.split_once('=').ok_or_else(|| {
+                        PlayerSpecError::BuiltinOptionNotKeyValue(option.to_string())
+                    })?;
+                    options.push((key.trim(), value.trim()));
+                }
             }
-        } else if let Some(command) = token
-            .strip_prefix("cmd:")
-            .or_else(|| token.strip_prefix("cmd="))
-        {
-            set_kind(
-                &mut kind,
-                PlayerKind::Process(program_words(command, "cmd")?),
-            )?;
-        } else if let Some(command) = token
-            .strip_prefix("gomocup:")
-            .or_else(|| token.strip_prefix("gomocup="))
-        {
-            set_kind(
-                &mut kind,
-                PlayerKind::Gomocup {
-                    words: program_words(command, "gomocup")?,
-                    max_memory: DEFAULT_BRAIN_MEMORY,
-                },
-            )?;
-        } else if let Some(address) = token
-            .strip_prefix("tcp:")
-            .or_else(|| token.strip_prefix("tcp="))
-        {
-            if !address.contains(':') {
-                return Err(format!("tcp address {address:?} is not HOST:PORT"));
-            }
-            set_kind(&mut kind, PlayerKind::Tcp(address.to_string()))?;
-        } else if let Some((key, value)) = token.split_once('=') {
-            engine_options.push((key.trim().to_string(), value.trim().to_string()));
-        } else {
-            return Err(format!(
-                "unknown player token {token:?}: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT, gomocup:PROGRAM or key=value"
-            ));
+            SpecToken::Option(key, value) => options.push((key.trim(), value.trim())),
         }
     }
-    let mut kind = kind.ok_or_else(|| {
-        "no player kind given: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT or gomocup:PROGRAM"
-            .to_string()
-    })?;
-    for (key, value) in engine_options {
-        match (key.as_str(), &mut kind) {
-            ("name", _) => {
-                if value.is_empty() {
-                    return Err("name= needs a name".to_string());
-                }
-                name = Some(value);
-            }
+    // Options apply once every token is read: `depth=3 builtin` is as good as `builtin depth=3`.
+    let mut draft = DraftSpec {
+        kind: kind.ok_or(PlayerSpecError::NoKind)?,
+        name: None,
+        time: None,
+    };
+    for (key, value) in options {
+        draft.apply(key, value)?;
+    }
+    Ok(draft.finish())
+}
+
+fn parse_spec_token(token: &str) -> Result<SpecToken<'_>, PlayerSpecError> {
+    let after = |prefixes: [&str; 2]| prefixes.iter().find_map(|p| token.strip_prefix(p));
+    if token == "builtin" {
+        Ok(SpecToken::Kind(
+            PlayerKind::Builtin(EngineConfig::default()),
+            "",
+        ))
+    } else if let Some(options) = token.strip_prefix("builtin:") {
+        Ok(SpecToken::Kind(
+            PlayerKind::Builtin(EngineConfig::default()),
+            options,
+        ))
+    } else if let Some(command) = after(["cmd:", "cmd="]) {
+        let words = program_words(command, "cmd")?;
+        Ok(SpecToken::Kind(PlayerKind::Process(words), ""))
+    } else if let Some(command) = after(["gomocup:", "gomocup="]) {
+        let words = program_words(command, "gomocup")?;
+        let max_memory = DEFAULT_BRAIN_MEMORY;
+        Ok(SpecToken::Kind(
+            PlayerKind::Gomocup { words, max_memory },
+            "",
+        ))
+    } else if let Some(address) = after(["tcp:", "tcp="]) {
+        if !address.contains(':') {
+            return Err(PlayerSpecError::NotHostPort(address.to_string()));
+        }
+        Ok(SpecToken::Kind(PlayerKind::Tcp(address.to_string()), ""))
+    } else if let Some((key, value)) = token.split_once('=') {
+        Ok(SpecToken::Option(key, value))
+    } else {
+        Err(PlayerSpecError::UnknownToken(token.to_string()))
+    }
+}
+
+/// A player spec whose kind is known, while its options are applied.
+struct DraftSpec {
+    kind: PlayerKind,
+    name: Option<String>,
+    time: Option<Duration>,
+}
+
+impl DraftSpec {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), PlayerSpecError> {
+        match (key, &mut self.kind) {
+            ("name", _) if value.is_empty() => return Err(PlayerSpecError::EmptyName),
+            ("name", _) => self.name = Some(value.to_string()),
             ("time", _) => {
-                let ms: u64 = value
-                    .parse()
-                    .map_err(|_| format!("time={value:?} is not a whole number of milliseconds"))?;
-                time = Some(Duration::from_millis(ms));
+                let ms = parse_number("time", value, "a whole number of milliseconds")?;
+                self.time = Some(Duration::from_millis(ms));
             }
-            ("engine", PlayerKind::Builtin(config)) => config.kind = value.parse::<EngineKind>()?,
-            ("depth", PlayerKind::Builtin(config)) => {
-                let depth: u32 = value
-                    .parse()
-                    .map_err(|_| format!("depth={value:?} is not a whole number of plies"))?;
-                config.max_depth = Some(depth.max(1));
+            ("engine" | "depth" | "hash", PlayerKind::Builtin(config)) => {
+                apply_engine_option(config, key, value)?
             }
-            ("hash", PlayerKind::Builtin(config)) => {
-                let mb: usize = value
-                    .parse()
-                    .map_err(|_| format!("hash={value:?} is not a size in MiB"))?;
-                if !(1..=65_536).contains(&mb) {
-                    return Err(format!("hash={mb} out of range: 1 to 65536 MiB"));
-                }
-                config.hash_bytes = mb << 20;
+            ("engine" | "depth" | "hash", _) => {
+                return Err(PlayerSpecError::WrongKind {
+                    key: key.to_string(),
+                    kind: "builtin",
+                })
             }
             ("memory", PlayerKind::Gomocup { max_memory, .. }) => {
-                let mb: u64 = value
-                    .parse()
-                    .map_err(|_| format!("memory={value:?} is not a size in MiB"))?;
+                let mb: u64 = parse_number("memory", value, "a size in MiB")?;
                 *max_memory = mb << 20;
             }
-            ("memory", _) => return Err("memory= applies to gomocup players only".to_string()),
-            ("engine" | "depth" | "hash", _) => {
-                return Err(format!("{key}= applies to builtin players only"))
+            ("memory", _) => {
+                return Err(PlayerSpecError::WrongKind {
+                    key: key.to_string(),
+                    kind: "gomocup",
+                })
             }
-            (other, _) => {
-                return Err(format!(
-                    "unknown player option {other:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=)"
-                ))
-            }
+            (other, _) => return Err(PlayerSpecError::UnknownOption(other.to_string())),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> PlayerSpec {
+        let name = self.name.unwrap_or_else(|| default_name(&self.kind));
+        PlayerSpec {
+            name,
+            kind: self.kind,
+            time: self.time,
         }
     }
-    let name = name.unwrap_or_else(|| default_name(&kind));
-    Ok(PlayerSpec { name, kind, time })
+}
+
+/// `engine=`, `depth=` or `hash=` of a builtin player.
+fn apply_engine_option(
+    config: &mut EngineConfig,
+    key: &str,
+    value: &str,
+) -> Result<(), PlayerSpecError> {
+    match key {
+        "engine" => {
+            config.kind = value
+                .parse::<EngineKind>()
+                .map_err(PlayerSpecError::UnknownEngine)?
+        }
+        "depth" => {
+            let depth: u32 = parse_number("depth", value, "a whole number of plies")?;
+            config.max_depth = Some(depth.max(1));
+        }
+        _ => {
+            let mb: usize = parse_number("hash", value, "a size in MiB")?;
+            if !(1..=65_536).contains(&mb) {
+                return Err(PlayerSpecError::HashOutOfRange(mb));
+            }
+            config.hash_bytes = mb << 20;
+        }
+    }
+    Ok(())
+}
+
+/// The number in an option's value; `expected` names what it counts, for the error.
+fn parse_number<T: std::str::FromStr>(
+    key: &'static str,
+    value: &str,
+    expected: &'static str,
+) -> Result<T, PlayerSpecError> {
+    value.parse().map_err(|_| PlayerSpecError::NotANumber {
+        key,
+        value: value.to_string(),
+        expected,
+    })
 }
 
 fn default_name(kind: &PlayerKind) -> String {
@@ -315,54 +410,14 @@ fn default_name(kind: &PlayerKind) -> String {
     }
 }
 
-/// The words of a program player's command (`cmd:` or `gomocup:`, named by `kind`).
-fn program_words(command: &str, kind: &str) -> Result<Vec<String>, String> {
-    let words = split_command(command)?;
+/// The words of a program player's command (`cmd:` or `gomocup:`, named by `kind`), split as a
+/// shell would split them (quotes, backslashes), since users type them as one shell word.
+fn program_words(command: &str, kind: &'static str) -> Result<Vec<String>, PlayerSpecError> {
+    // shell-words' only error is an unclosed quote.
+    let words = shell_words::split(command)
+        .map_err(|_| PlayerSpecError::UnclosedQuote(command.to_string()))?;
     if words.is_empty() {
-        return Err(format!("{kind}: needs a program to run"));
-    }
-    Ok(words)
-}
-
-/// Splits a command line into words the way a shell would for simple cases: whitespace separates,
-/// single and double quotes group, backslash escapes the next character.
-pub fn split_command(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') | (None, '\\') => {
-                if let Some(next) = chars.next() {
-                    word.push(next);
-                    in_word = true;
-                }
-            }
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err(format!("unclosed quote in command {text:?}"));
-    }
-    if in_word {
-        words.push(word);
+        return Err(PlayerSpecError::NoProgram(kind));
     }
     Ok(words)
 }
@@ -506,12 +561,58 @@ mod tests {
         assert!(parse_player_spec(&["cmd:\"unclosed".to_string()]).is_err());
     }
 
+    fn command_words(command: &str) -> Result<Vec<String>, PlayerSpecError> {
+        match parse_player_spec(&[format!("cmd:{command}")])?.kind {
+            PlayerKind::Process(words) => Ok(words),
+            other => panic!("cmd: parsed as {other:?}"),
+        }
+    }
+
     #[test]
     fn commands_split_like_a_shell() {
         assert_eq!(
-            split_command(r#"bash -c 'echo "a b"' x\ y"#).unwrap(),
+            command_words(r#"bash -c 'echo "a b"' x\ y"#).unwrap(),
             vec!["bash", "-c", "echo \"a b\"", "x y"]
         );
-        assert_eq!(split_command("  ").unwrap(), Vec::<String>::new());
+        // As in a shell: inside double quotes a backslash escapes only $ ` " \ and newline.
+        assert_eq!(
+            command_words(r#"prog "a\"b" "c\d""#).unwrap(),
+            vec!["prog", "a\"b", "c\\d"]
+        );
+        assert_eq!(command_words("  "), Err(PlayerSpecError::NoProgram("cmd")));
+        let unclosed = command_words("prog 'a b").unwrap_err();
+        assert_eq!(
+            unclosed.to_string(),
+            r#"unclosed quote in command "prog 'a b""#
+        );
+    }
+
+    #[test]
+    fn errors_name_the_option_and_what_it_should_be() {
+        let message = |text: &str| parse_player_spec(&words(text)).unwrap_err().to_string();
+        assert_eq!(
+            message("builtin depth=x"),
+            r#"depth="x" is not a whole number of plies"#
+        );
+        assert_eq!(
+            message("builtin hash=0"),
+            "hash=0 out of range: 1 to 65536 MiB"
+        );
+        assert_eq!(
+            message("builtin memory=10"),
+            "memory= applies to gomocup players only"
+        );
+        assert_eq!(
+            message("tcp:a:1 engine=v1"),
+            "engine= applies to builtin players only"
+        );
+        assert_eq!(
+            message("builtin:depth"),
+            r#"builtin option "depth" is not key=value (engine=, depth=, hash=, name=)"#
+        );
+        assert_eq!(
+            message("builtin:engine=v9"),
+            r#"unknown engine "v9" (expected v1 or v2)"#
+        );
     }
 }
