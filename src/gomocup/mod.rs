@@ -147,9 +147,10 @@ pub fn run(args: GomocupArgs) -> ExitCode {
             break;
         }
     }
-    // Exit without waiting for the reader thread, which may be blocked reading stdin.
     let _ = out.flush();
-    std::process::exit(0)
+    // The reader thread may be blocked reading stdin: returning from `main` ends the process
+    // without waiting for it.
+    ExitCode::SUCCESS
 }
 
 fn write_lines(out: &mut impl Write, lines: &[String]) -> std::io::Result<()> {

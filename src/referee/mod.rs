@@ -465,7 +465,11 @@ fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
 pub fn run(args: MatchArgs) -> ExitCode {
     crate::logging::init("warn");
     match run_match(&args.options) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(MatchEnd::Finished) => ExitCode::SUCCESS,
+        // The workers may be waiting on players: the players are ended (they run in process
+        // groups of their own, so the terminal's signal did not reach them) and the games are
+        // not waited for (returning ends the process with its threads).
+        Ok(MatchEnd::Interrupted) => ExitCode::from(130),
         Err(error) => {
             eprintln!("connect5 match: {error}");
             ExitCode::FAILURE
@@ -503,7 +507,7 @@ enum MatchEnd {
     Interrupted,
 }
 
-fn run_match(args: &MatchOptions) -> Result<(), MatchError> {
+fn run_match(args: &MatchOptions) -> Result<MatchEnd, MatchError> {
     let Setup { plan, sprt } = setup(args)?;
     args.check_output_paths()?;
     let first_players = start_first_players(&plan)?;
@@ -522,12 +526,9 @@ fn run_match(args: &MatchOptions) -> Result<(), MatchError> {
         write_summary(args, path, reporter, &settings)?;
     }
     if end == MatchEnd::Interrupted {
-        // The workers may be waiting on players: end the players (they run in process groups of
-        // their own, so the terminal's signal did not reach them) and do not wait for the games.
         player::kill_all_players();
-        std::process::exit(130);
     }
-    Ok(())
+    Ok(end)
 }
 
 /// Starts both players once before the match: a typo in a command should be one clear error,
@@ -630,24 +631,16 @@ mod interrupt {
         REQUESTED.load(Ordering::SeqCst)
     }
 
-    #[cfg(unix)]
-    extern "C" fn on_signal(_signal: libc::c_int) {
-        // Only async-signal-safe work here: an atomic swap, and _exit on the second signal.
-        if REQUESTED.swap(true, Ordering::SeqCst) {
-            unsafe { libc::_exit(130) };
-        }
-    }
-
-    #[cfg(unix)]
+    /// The handler runs on a thread of the `ctrlc` crate, not in the signal's context, so it may
+    /// end the process like any thread.
     pub fn install() {
-        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
-        unsafe {
-            libc::signal(libc::SIGINT, handler);
-            libc::signal(libc::SIGTERM, handler);
+        let installed = ctrlc::set_handler(|| {
+            if REQUESTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+        if let Err(error) = installed {
+            tracing::warn!(%error, "Ctrl-C will end the match at once, without its closing lines");
         }
     }
-
-    #[cfg(not(unix))]
-    pub fn install() {}
 }
