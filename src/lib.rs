@@ -5,7 +5,6 @@ pub mod bench;
 pub mod board;
 pub mod engine;
 pub mod gomocup;
-pub mod logging;
 pub mod morpion;
 pub mod play;
 pub mod pool;

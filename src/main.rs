@@ -1,5 +1,7 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
+mod logging;
+
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -175,7 +177,6 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    connect5::logging::init("info");
     let address = match args.port {
         Some(port) => SocketAddr::from(([127, 0, 0, 1], port)),
         None => args.listen,
@@ -212,7 +213,6 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn stdio(args: PlayerArgs) -> ExitCode {
-    connect5::logging::init("warn");
     let shared = args.shared((None, None));
     let rt = match runtime() {
         Ok(rt) => rt,
@@ -250,6 +250,13 @@ fn main() -> ExitCode {
     ) {
         exit_quietly_when_the_reader_leaves();
     }
+    // Logs go to stderr, set up here once for every command: a server says what it does; the
+    // other commands speak only of trouble unless RUST_LOG asks for more.
+    logging::init(if matches!(cli.command, Command::Serve(_)) {
+        "info"
+    } else {
+        "warn"
+    });
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Stdio(args) => stdio(args),

@@ -124,7 +124,6 @@ fn spawn_reader() -> Receiver<ReadLine> {
 
 /// Runs the brain until `END` or the end of input.
 pub fn run(args: GomocupArgs) -> ExitCode {
-    crate::logging::init("warn");
     let lines = spawn_reader();
     let mut brain = Brain::new(args.brain_config());
     let stdout = std::io::stdout();

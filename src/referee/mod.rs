@@ -463,7 +463,6 @@ fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
 }
 
 pub fn run(args: MatchArgs) -> ExitCode {
-    crate::logging::init("warn");
     match run_match(&args.options) {
         Ok(MatchEnd::Finished) => ExitCode::SUCCESS,
         // The workers may be waiting on players: the players are ended (they run in process

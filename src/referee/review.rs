@@ -74,7 +74,6 @@ enum Verdict {
 }
 
 pub fn run(args: ReviewArgs) -> ExitCode {
-    crate::logging::init("warn");
     match review(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
