@@ -38,6 +38,17 @@ pub struct Searcher {
     pub threats: ThreatSearch,
 }
 
+/// One move of a node, as [`Searcher::search_move`] searches it.
+struct Child {
+    cell: usize,
+    /// The first move gets the full window.
+    first: bool,
+    /// The depth after the move (with the extension of a forced block).
+    depth: i32,
+    /// Plies taken off its first, null-window search.
+    reduction: i32,
+}
+
 pub struct RootResult {
     pub cell: usize,
     pub score: i32,
@@ -123,49 +134,26 @@ impl Searcher {
         if clock.tick() {
             return 0;
         }
-        let opp = me.opponent();
-        if self.pos.count(me, Class::Win) > 0 {
-            return mate_in(ply as i32 + 1);
-        }
-        let opp_fives = self.pos.count(opp, Class::Win);
-        if opp_fives >= 2 {
-            return mated_in(ply as i32 + 2);
-        }
-        if self.pos.empties() == 0 {
-            return 0;
-        }
-        if opp_fives == 0 && self.pos.count(me, Class::WinNext) > 0 {
-            return mate_in(ply as i32 + 3);
-        }
-        // Two open threes at once win when the opponent cannot answer with a four: it blocks one
-        // three, the other becomes an open four (no stone of the block lies on its line).
-        if self.pos.count_at_least(opp, Class::Four) == 0
-            && self.pos.count(me, Class::DoubleThree) > 0
-        {
-            return mate_in(ply as i32 + 5);
+        if let Some(proven) = self.proven_result(me, ply) {
+            return proven;
         }
         if ply >= MAX_PLY - 2 {
             return self.evaluate(me);
         }
+        let opp = me.opponent();
         // Quiescence: a leaf facing a four, or (down to a few plies) an open three or double
         // four, is searched on through its forced replies instead of being evaluated.
         if depth <= 0
-            && opp_fives == 0
+            && self.pos.count(opp, Class::Win) == 0
             && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, Class::WinNext) == 0)
         {
             return self.leaf(clock, me, ply);
         }
         let pv_node = beta - alpha > 1;
         let key = self.key(me);
-        let mut tt_move = None;
-        if let Some(entry) = self.tt.probe(key) {
-            tt_move = entry.mv;
-            if !pv_node && entry.depth >= depth {
-                let score = score_from_table(entry.score, ply);
-                if entry.bound.cuts(score, alpha, beta) {
-                    return score;
-                }
-            }
+        let (stored, tt_move) = self.probe(key, depth, alpha, beta, ply, pv_node);
+        if let Some(score) = stored {
+            return score;
         }
 
         let mut list = std::mem::take(&mut self.move_lists[ply]);
@@ -176,8 +164,7 @@ impl Searcher {
             return mated_in(ply as i32 + 4);
         }
         self.order(&mut list, tt_move, ply);
-        let extension = i32::from(set == MoveSet::ForcedBlock);
-
+        let new_depth = depth - 1 + i32::from(set == MoveSet::ForcedBlock);
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
@@ -189,33 +176,18 @@ impl Searcher {
             if quiet && i >= late_move_limit(depth, pv_node) && best > -WIN_THRESHOLD {
                 continue;
             }
-            self.pos.make(cell, me);
-            let new_depth = depth - 1 + extension;
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(clock, opp, new_depth, -beta, -alpha, ply + 1);
+            let reduction = if i > 0 && quiet && depth >= 2 && i >= 2 {
+                late_move_reduction(depth, i)
             } else {
-                let reduction = if quiet && depth >= 2 && i >= 2 {
-                    late_move_reduction(depth, i)
-                } else {
-                    0
-                };
-                score = -self.negamax(
-                    clock,
-                    opp,
-                    new_depth - reduction,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                );
-                if score > alpha && reduction > 0 {
-                    score = -self.negamax(clock, opp, new_depth, -alpha - 1, -alpha, ply + 1);
-                }
-                if score > alpha && score < beta {
-                    score = -self.negamax(clock, opp, new_depth, -beta, -alpha, ply + 1);
-                }
-            }
-            self.pos.unmake(cell);
+                0
+            };
+            let child = Child {
+                cell,
+                first: i == 0,
+                depth: new_depth,
+                reduction,
+            };
+            let score = self.search_move(clock, me, &child, alpha, beta, ply);
             if clock.stopped() {
                 self.move_lists[ply] = list;
                 return 0;
@@ -226,16 +198,7 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        if quiet {
-                            let k = &mut self.killers[ply];
-                            if k[0] != cell {
-                                k[1] = k[0];
-                                k[0] = cell;
-                            }
-                        }
-                        let bonus = (depth * depth) as u32;
-                        let history = &mut self.history[cell][me.index()];
-                        *history = history.saturating_add(bonus);
+                        self.reward_cutoff(me, cell, quiet, depth, ply);
                         break;
                     }
                 }
@@ -246,6 +209,98 @@ impl Searcher {
         self.tt
             .store(key, score_to_table(best, ply), best_move, depth, bound);
         best
+    }
+
+    /// The score of a node whose outcome the patterns already prove (a five to play, two of the
+    /// opponent's to stop, a full board, an open four, a double three against no four).
+    fn proven_result(&self, me: Stone, ply: usize) -> Option<i32> {
+        let opp = me.opponent();
+        if self.pos.count(me, Class::Win) > 0 {
+            return Some(mate_in(ply as i32 + 1));
+        }
+        let opp_fives = self.pos.count(opp, Class::Win);
+        if opp_fives >= 2 {
+            return Some(mated_in(ply as i32 + 2));
+        }
+        if self.pos.empties() == 0 {
+            return Some(0);
+        }
+        if opp_fives == 0 && self.pos.count(me, Class::WinNext) > 0 {
+            return Some(mate_in(ply as i32 + 3));
+        }
+        // Two open threes at once win when the opponent cannot answer with a four: it blocks one
+        // three, the other becomes an open four (no stone of the block lies on its line).
+        if self.pos.count_at_least(opp, Class::Four) == 0
+            && self.pos.count(me, Class::DoubleThree) > 0
+        {
+            return Some(mate_in(ply as i32 + 5));
+        }
+        None
+    }
+
+    /// What the table knows of this node: a score that settles it (never at a PV node, whose
+    /// line must be searched), and its best move for the ordering.
+    fn probe(
+        &self,
+        key: u64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> (Option<i32>, Option<usize>) {
+        let Some(entry) = self.tt.probe(key) else {
+            return (None, None);
+        };
+        let score = score_from_table(entry.score, ply);
+        let settles = !pv_node && entry.depth >= depth && entry.bound.cuts(score, alpha, beta);
+        (settles.then_some(score), entry.mv)
+    }
+
+    /// Searches one move of a node (principal-variation search): the first with the full window,
+    /// the others with a null window first, reduced when late and quiet, and searched again when
+    /// they beat alpha.
+    fn search_move(
+        &mut self,
+        clock: &mut SearchClock,
+        me: Stone,
+        child: &Child,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        let opp = me.opponent();
+        let depth = child.depth;
+        self.pos.make(child.cell, me);
+        let mut score;
+        if child.first {
+            score = -self.negamax(clock, opp, depth, -beta, -alpha, ply + 1);
+        } else {
+            let reduced = depth - child.reduction;
+            score = -self.negamax(clock, opp, reduced, -alpha - 1, -alpha, ply + 1);
+            if score > alpha && child.reduction > 0 {
+                score = -self.negamax(clock, opp, depth, -alpha - 1, -alpha, ply + 1);
+            }
+            if score > alpha && score < beta {
+                score = -self.negamax(clock, opp, depth, -beta, -alpha, ply + 1);
+            }
+        }
+        self.pos.unmake(child.cell);
+        score
+    }
+
+    /// A move that refuted the node: a killer if quiet, and history credit by depth.
+    fn reward_cutoff(&mut self, me: Stone, cell: usize, quiet: bool, depth: i32, ply: usize) {
+        if quiet {
+            let k = &mut self.killers[ply];
+            if k[0] != cell {
+                k[1] = k[0];
+                k[0] = cell;
+            }
+        }
+        let bonus = (depth * depth) as u32;
+        let history = &mut self.history[cell][me.index()];
+        *history = history.saturating_add(bonus);
     }
 
     fn order(&self, list: &mut [(usize, i32)], tt_move: Option<usize>, ply: usize) {
