@@ -427,16 +427,18 @@ async def main():
         await connection.write(request_text(board, 2000).encode())
     status, peak, (replies, late, slowest) = await stop(server, port)
     delivered = 0
+    undelivered = []
     for connection in sessions:
         _, line = await connection.readline()
         try:
             row, col = map(int, line.split()[:2])
             delivered += board[row][col] == "0"
         except (ValueError, AttributeError):
-            pass
+            undelivered.append(line)
     rows.append(
         ("shutdown with 64 searches in flight", delivered, "", "",
-         f"{delivered} of 64 in-flight replies delivered, exit status {status}", "")
+         f"{delivered} of 64 in-flight replies delivered, exit status {status}"
+         + (f"; instead: {undelivered[:3]}" if undelivered else ""), "")
     )
 
     print("| phase | replies | late (client) | worst (client) | what happened | time |")

@@ -182,6 +182,11 @@ struct LineReader {
 }
 
 impl LineReader {
+    /// Whether part of a line has been read (and not yet returned).
+    fn holds_part_of_a_line(&self) -> bool {
+        !self.taken && (self.announced || !self.buf.is_empty())
+    }
+
     async fn read<R: AsyncBufRead + Unpin>(&mut self, reader: &mut R) -> io::Result<LineRead> {
         if std::mem::take(&mut self.taken) {
             self.buf.clear();
@@ -266,7 +271,7 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
 /// answering one). `may_shutdown`: whether this client's `shutdown` stops the process (else it is
 /// refused with an error line and the session goes on).
 pub async fn run<R, W>(
-    mut reader: R,
+    reader: R,
     writer: W,
     shared: Arc<Shared>,
     stop: CancellationToken,
@@ -276,119 +281,201 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let config = &shared.config;
-    let mut out = Replies {
-        writer,
-        broken: false,
+    let mut session = Handler {
+        decoder: Decoder::new(shared.config.overline_wins),
+        reader,
+        out: Replies {
+            writer,
+            broken: false,
+        },
+        shared,
+        stop,
+        may_shutdown,
+        lines: LineReader::default(),
+        grace_end: None,
+        last_reply: tokio::time::Instant::now(),
+        request_started: None,
     };
-    for banner in &config.banners {
-        out.line(banner).await;
+    for banner in &session.shared.config.banners {
+        session.out.line(banner).await;
     }
-    out.line(&config.ready_word).await;
-
-    let mut decoder = Decoder::new(config.overline_wins);
-    let mut lines = LineReader::default();
-    let mut grace_end: Option<tokio::time::Instant> = None;
-    // The idle clock runs from the last reply; the request clock from a request's first byte.
-    let mut last_reply = tokio::time::Instant::now();
-    let mut request_started: Option<tokio::time::Instant> = None;
+    session.out.line(&session.shared.config.ready_word).await;
+    session.last_reply = tokio::time::Instant::now();
     loop {
-        let timeout = match request_started {
+        let Some(read) = session.next_read().await? else {
+            continue;
+        };
+        // The deadline runs from the moment the request's last line has been read.
+        let received = Instant::now();
+        if let Some(end) = session.take(read, received).await {
+            return Ok(end);
+        }
+    }
+}
+
+/// Whether input has arrived that the session has not read yet (polled once, without waiting).
+async fn input_waiting<R: AsyncBufRead + Unpin>(reader: &mut R) -> bool {
+    matches!(
+        tokio::time::timeout(Duration::ZERO, reader.fill_buf()).await,
+        Ok(Ok(buffer)) if !buffer.is_empty()
+    )
+}
+
+/// One session's state between reads (as mini-redis's `Handler`).
+struct Handler<R, W> {
+    reader: R,
+    out: Replies<W>,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+    may_shutdown: bool,
+    decoder: Decoder,
+    lines: LineReader,
+    /// When a request partly read at a stop must have arrived.
+    grace_end: Option<tokio::time::Instant>,
+    /// The idle clock runs from the last reply; the request clock from a request's first byte.
+    last_reply: tokio::time::Instant,
+    request_started: Option<tokio::time::Instant>,
+}
+
+impl<R, W> Handler<R, W>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    /// The next read of the input (`Ok(Some(Ok(_)))`), the end the session comes to instead (a
+    /// stop, a time-out: `Ok(Some(Err(_)))`), or `Ok(None)` to wait again (a stop began a grace
+    /// period for the request being read).
+    async fn next_read(&mut self) -> io::Result<Option<Result<LineRead, SessionEnd>>> {
+        let config = &self.shared.config;
+        let timeout = match self.request_started {
             Some(started) => config
                 .request_timeout
                 .map(|limit| (started + limit, Timeout::Request(limit))),
             None => config
                 .idle_timeout
-                .map(|limit| (last_reply + limit, Timeout::Idle(limit))),
+                .map(|limit| (self.last_reply + limit, Timeout::Idle(limit))),
         };
+        let in_request = self.decoder.in_request();
         let read = tokio::select! {
             biased;
-            // Between requests the stop ends the session at once; a request partly read gets a
-            // grace period to arrive in full and be answered.
-            _ = stop.cancelled(), if !decoder.in_request() || grace_end.is_none() => {
-                if !decoder.in_request() {
-                    return Ok(SessionEnd::Stopped);
+            // Between requests the stop ends the session at once; a request partly read, or
+            // already waiting to be read when the stop came, gets a grace period to arrive in full
+            // and be answered (once: a client streaming requests does not keep the process up).
+            _ = self.stop.cancelled(), if !in_request || self.grace_end.is_none() => {
+                let waiting = in_request
+                    || self.lines.holds_part_of_a_line()
+                    || input_waiting(&mut self.reader).await;
+                if self.grace_end.is_some() || !waiting {
+                    return Ok(Some(Err(SessionEnd::Stopped)));
                 }
-                grace_end = Some(tokio::time::Instant::now() + config.stop_grace);
-                continue;
+                self.grace_end = Some(tokio::time::Instant::now() + config.stop_grace);
+                return Ok(None);
             }
-            _ = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
-                if grace_end.is_some() => {
+            _ = tokio::time::sleep_until(self.grace_end.unwrap_or_else(tokio::time::Instant::now)),
+                if self.grace_end.is_some() => {
                 tracing::info!("stopping: a partly read request did not arrive in time");
-                return Ok(SessionEnd::Stopped);
+                return Ok(Some(Err(SessionEnd::Stopped)));
             }
             _ = tokio::time::sleep_until(timeout.map_or_else(tokio::time::Instant::now, |t| t.0)),
                 if timeout.is_some() => {
                 if let Some((_, why)) = timeout {
                     tracing::info!("closing the session: {why}");
-                    out.line(&format!("ERROR {why}; closing the connection")).await;
+                    self.out.line(&format!("ERROR {why}; closing the connection")).await;
                 }
-                return Ok(SessionEnd::TimedOut);
+                return Ok(Some(Err(SessionEnd::TimedOut)));
             }
-            read = lines.read(&mut reader) => read?,
+            read = self.lines.read(&mut self.reader) => read?,
         };
-        // The deadline runs from the moment the request's last line has been read.
-        let received = Instant::now();
+        Ok(Some(Ok(read)))
+    }
+
+    /// Feeds what was read to the decoder and answers what it makes of it; `Some` when the
+    /// session ends.
+    async fn take(
+        &mut self,
+        read: Result<LineRead, SessionEnd>,
+        received: Instant,
+    ) -> Option<SessionEnd> {
         let event = match read {
-            LineRead::Started => {
-                request_started.get_or_insert_with(tokio::time::Instant::now);
-                continue;
+            Err(end) => return Some(end),
+            Ok(LineRead::Started) => {
+                self.request_started
+                    .get_or_insert_with(tokio::time::Instant::now);
+                return None;
             }
-            LineRead::Eof => match decoder.finish() {
-                Some(Event::Error(error)) => {
-                    out.line(&format!("ERROR {error}")).await;
-                    return Ok(SessionEnd::EndOfInput);
+            Ok(LineRead::Eof) => {
+                if let Some(Event::Error(error)) = self.decoder.finish() {
+                    self.out.line(&format!("ERROR {error}")).await;
                 }
-                _ => return Ok(SessionEnd::EndOfInput),
-            },
-            LineRead::TooLong => decoder.feed(Input::TooLong),
-            LineRead::Line => decoder.feed(Input::Line(&lines.text())),
+                return Some(SessionEnd::EndOfInput);
+            }
+            Ok(LineRead::TooLong) => self.decoder.feed(Input::TooLong),
+            Ok(LineRead::Line) => self.decoder.feed(Input::Line(&self.lines.text())),
         };
-        if decoder.in_request() {
-            request_started.get_or_insert_with(tokio::time::Instant::now);
+        if self.decoder.in_request() {
+            self.request_started
+                .get_or_insert_with(tokio::time::Instant::now);
         } else {
-            request_started = None;
+            self.request_started = None;
         }
-        match event {
-            None => {}
-            Some(Event::End) => return Ok(SessionEnd::Ended),
-            Some(Event::Shutdown) if may_shutdown => return Ok(SessionEnd::Shutdown),
-            Some(Event::Shutdown) => {
+        match event? {
+            Event::End => Some(SessionEnd::Ended),
+            Event::Shutdown if self.may_shutdown => Some(SessionEnd::Shutdown),
+            Event::Shutdown => {
                 tracing::warn!("shutdown refused: the client is not on this machine");
-                out.line(
+                self.reply(
                     "ERROR shutdown refused: only a client on this machine (loopback) may stop \
                      the server, unless it runs with --remote-shutdown",
                 )
                 .await;
-                last_reply = tokio::time::Instant::now();
+                None
             }
-            Some(Event::Error(error)) => {
+            Event::Error(error) => {
                 tracing::info!(%error, "bad request");
-                out.line(&format!("ERROR {error}")).await;
-                last_reply = tokio::time::Instant::now();
+                self.reply(&format!("ERROR {error}")).await;
+                None
             }
-            Some(Event::Request(mut request)) => {
-                if request.budget > config.max_budget {
-                    tracing::info!(
-                        asked = ?request.budget,
-                        allowed = ?config.max_budget,
-                        "budget clipped to the server's maximum"
-                    );
-                    request.budget = config.max_budget;
-                }
-                let budget = request.budget;
-                let answer = answer(request, received, &shared, &stop, &mut reader).await;
-                out.line(&answer).await;
-                last_reply = tokio::time::Instant::now();
-                let elapsed = received.elapsed();
-                shared.record.add(elapsed, elapsed > budget);
-                // Below the watchdog's floor a reply cannot be on time; that is no news.
-                if elapsed > budget.max(WATCHDOG_FLOOR) {
-                    tracing::warn!(?elapsed, ?budget, "reply written after its budget");
-                } else {
-                    tracing::trace!(?elapsed, ?budget, "reply written");
-                }
+            Event::Request(request) => {
+                self.answer_request(request, received).await;
+                None
             }
+        }
+    }
+
+    async fn reply(&mut self, line: &str) {
+        self.out.line(line).await;
+        self.last_reply = tokio::time::Instant::now();
+    }
+
+    /// Answers a request within its budget (clipped to the server's maximum) and records how long
+    /// the reply took.
+    async fn answer_request(&mut self, mut request: Request, received: Instant) {
+        let max_budget = self.shared.config.max_budget;
+        if request.budget > max_budget {
+            tracing::info!(
+                asked = ?request.budget,
+                allowed = ?max_budget,
+                "budget clipped to the server's maximum"
+            );
+            request.budget = max_budget;
+        }
+        let budget = request.budget;
+        let line = answer(
+            request,
+            received,
+            &self.shared,
+            &self.stop,
+            &mut self.reader,
+        )
+        .await;
+        self.reply(&line).await;
+        let elapsed = received.elapsed();
+        self.shared.record.add(elapsed, elapsed > budget);
+        // Below the watchdog's floor a reply cannot be on time; that is no news.
+        if elapsed > budget.max(WATCHDOG_FLOOR) {
+            tracing::warn!(?elapsed, ?budget, "reply written after its budget");
+        } else {
+            tracing::trace!(?elapsed, ?budget, "reply written");
         }
     }
 }
