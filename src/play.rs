@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Move, Rule, Stone};
-use crate::engine::{self, Deadline, EngineConfig, EngineKind};
+use crate::engine::{Deadline, EngineConfig, EngineKind};
+use crate::pool::{SearchFailure, SearchPool};
 use crate::referee::parse_board;
 
 #[derive(clap::Args, Debug)]
@@ -135,24 +136,10 @@ pub fn play<R: BufRead, W: Write>(
     output: &mut W,
     echo: bool,
 ) -> Result<(), String> {
-    let (rows, cols) = parse_board(&args.board)?;
-    let rule = Rule::for_board_with_k(rows, cols, args.k).map_err(|longest| {
-        format!(
-            "--k {} out of range: 1 to {longest} on a {rows}x{cols} board",
-            args.k.unwrap_or_default()
-        )
-    })?;
-    if !(1..=65_536).contains(&args.hash) {
-        return Err(format!("--hash {} out of range: 1 to 65536 MiB", args.hash));
-    }
-    let config = EngineConfig {
-        kind: args.engine,
-        hash_bytes: args.hash << 20,
-        max_depth: args.depth,
-    };
+    let (mut board, rule, config) = game_settings(args)?;
+    let (rows, cols) = (board.rows(), board.cols());
     let human = args.colour;
-    let mut board = Board::new(rows, cols).map_err(|e| e.to_string())?;
-    let io = |e: std::io::Error| format!("cannot write to the terminal: {e}");
+    let io = terminal_error;
     writeln!(
         output,
         "Connect5 on {rows}x{cols}, {} wins (exactly; a longer line does not). You are {} ({}), the engine is {} ({}).\nType `row col` (0-based) for your move, `quit` to stop.",
@@ -180,21 +167,7 @@ pub fn play<R: BufRead, W: Write>(
                 }
             }
         } else {
-            let start = Instant::now();
-            let deadline = Deadline::for_budget(start, Duration::from_millis(args.time_ms), 1);
-            let decision = engine::think(&board, rule, &deadline, &config)
-                .map_err(|e| format!("the engine has no move: {e}"))?;
-            writeln!(
-                output,
-                "Engine ({} {}) plays {} (depth {}, {} ms)",
-                stone.name(),
-                symbol(Some(stone)),
-                decision.mv,
-                decision.depth,
-                start.elapsed().as_millis()
-            )
-            .map_err(io)?;
-            decision.mv
+            engine_move(&board, rule, stone, args.time_ms, &config, output)?
         };
         board
             .play(mv, stone)
@@ -213,6 +186,62 @@ pub fn play<R: BufRead, W: Write>(
         }
         stone = stone.opponent();
     }
+}
+
+/// The empty board, the rule and the engine's settings the arguments ask for.
+fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String> {
+    let (rows, cols) = parse_board(&args.board)?;
+    let rule = Rule::for_board_with_k(rows, cols, args.k).map_err(|longest| {
+        format!(
+            "--k {} out of range: 1 to {longest} on a {rows}x{cols} board",
+            args.k.unwrap_or_default()
+        )
+    })?;
+    if !(1..=65_536).contains(&args.hash) {
+        return Err(format!("--hash {} out of range: 1 to 65536 MiB", args.hash));
+    }
+    let config = EngineConfig {
+        kind: args.engine,
+        hash_bytes: args.hash << 20,
+        max_depth: args.depth,
+    };
+    let board = Board::new(rows, cols).map_err(|e| e.to_string())?;
+    Ok((board, rule, config))
+}
+
+/// The engine's move, searched through the pool for `time_ms`, and said on `output`.
+fn engine_move<W: Write>(
+    board: &Board,
+    rule: Rule,
+    stone: Stone,
+    time_ms: u64,
+    config: &EngineConfig,
+    output: &mut W,
+) -> Result<Move, String> {
+    let start = Instant::now();
+    let deadline = Deadline::for_budget(start, Duration::from_millis(time_ms), 1);
+    let pool = SearchPool::with_slots(config.hash_bytes, 1);
+    let decision =
+        pool.search_here(board, rule, &deadline, config)
+            .map_err(|failure| match failure {
+                SearchFailure::NoMove(why) => format!("the engine has no move: {why}"),
+                other => format!("the engine gave no move: {other}"),
+            })?;
+    writeln!(
+        output,
+        "Engine ({} {}) plays {} (depth {}, {} ms)",
+        stone.name(),
+        symbol(Some(stone)),
+        decision.mv,
+        decision.depth,
+        start.elapsed().as_millis()
+    )
+    .map_err(terminal_error)?;
+    Ok(decision.mv)
+}
+
+fn terminal_error(error: std::io::Error) -> String {
+    format!("cannot write to the terminal: {error}")
 }
 
 fn capitalized(stone: Stone) -> &'static str {
