@@ -9,11 +9,10 @@
 
 use std::time::Instant;
 
+use super::deepen::{deepen, Choice, Iteration};
 use super::time::SearchClock;
 use super::tt::Tt;
-use super::types::{
-    is_mate, mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD,
-};
+use super::types::{mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD};
 use super::zobrist::zobrist;
 use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
@@ -403,6 +402,35 @@ impl Searcher {
         line.into_iter().map(|c| self.to_move(c)).collect()
     }
 
+    /// One iteration over the root moves at `depth`: the best move and its score (`None` only
+    /// when the clock stopped before the first move was searched). The best so far moves to the
+    /// front of `order`, for the next iteration.
+    fn root_iteration(
+        &mut self,
+        order: &mut Vec<usize>,
+        colour: Stone,
+        depth: u32,
+    ) -> Option<(usize, Score)> {
+        let mut alpha = -WIN;
+        let mut iteration_best: Option<(usize, Score)> = None;
+        for index in 0..order.len() {
+            let mv = order[index];
+            self.make(mv, colour);
+            let score = -self.negamax(depth - 1, 1, -WIN, -alpha, colour.opponent());
+            self.unmake(mv);
+            if self.clock.stopped() {
+                break;
+            }
+            if iteration_best.is_none_or(|(_, s)| score > s) {
+                iteration_best = Some((mv, score));
+                alpha = alpha.max(score);
+                let moved = order.remove(index);
+                order.insert(0, moved);
+            }
+        }
+        iteration_best
+    }
+
     fn to_move(&self, cell: usize) -> Move {
         Move::new(cell / self.cols, cell % self.cols)
     }
@@ -432,70 +460,50 @@ pub fn search(
         Ok(moves) => moves,
     };
     // Before any iteration completes, the best-ordered move is the answer (budget 0 included).
-    let mut best = Decision {
-        mv: searcher.to_move(root_moves[0]),
+    let first = Choice {
+        mv: root_moves[0],
         score: 0,
         depth: 0,
-        nodes: 0,
-        pv: vec![searcher.to_move(root_moves[0])],
     };
     if root_moves.len() == 1 || deadline.expired() {
-        return best;
+        return decision(&searcher, first, vec![searcher.to_move(first.mv)]);
     }
     let empties = searcher.cells.len() - searcher.stones;
     let max_depth = config.max_depth.unwrap_or(64).min(empties as u32).max(1);
     let mut order = root_moves;
-    for depth in 1..=max_depth {
-        let iteration_start = Instant::now();
-        let mut alpha = -WIN;
-        let mut iteration_best: Option<(usize, Score)> = None;
-        for index in 0..order.len() {
-            let mv = order[index];
-            searcher.make(mv, colour);
-            let score = -searcher.negamax(depth - 1, 1, -WIN, -alpha, colour.opponent());
-            searcher.unmake(mv);
-            if searcher.clock.stopped() {
-                break;
-            }
-            if iteration_best.is_none_or(|(_, s)| score > s) {
-                iteration_best = Some((mv, score));
-                alpha = alpha.max(score);
-                // Keep the best move first for the next iteration.
-                let moved = order.remove(index);
-                order.insert(0, moved);
-            }
-        }
+    // The expected line of the last complete iteration, read from the table when it completed.
+    let mut line: Option<(usize, Vec<Move>)> = None;
+    let best = deepen(deadline, 1..=max_depth, first, |depth, choice| {
+        let iteration_best = searcher.root_iteration(&mut order, colour, depth);
+        let Some((mv, score)) = iteration_best else {
+            return Iteration::CutShort { improved: None };
+        };
         if searcher.clock.stopped() {
-            // A partial iteration still counts if its best beats the last complete answer:
-            // the previous best move was searched first.
-            if let Some((mv, score)) = iteration_best {
-                if searcher.to_move(mv) != best.mv && score > best.score {
-                    best.mv = searcher.to_move(mv);
-                    best.score = score;
-                    best.pv = vec![best.mv];
-                }
-            }
-            break;
+            // The previous best move was searched first: a partial iteration's best counts if
+            // it is another move that beats it.
+            let improved = (mv != choice.mv && score > choice.score).then_some((mv, score));
+            return Iteration::CutShort { improved };
         }
-        if let Some((mv, score)) = iteration_best {
-            best = Decision {
-                mv: searcher.to_move(mv),
-                score,
-                depth,
-                nodes: searcher.clock.nodes(),
-                pv: searcher.principal_variation(mv, colour),
-            };
-            if is_mate(score) {
-                break;
-            }
-        }
-        if !deadline.worth_another_iteration(iteration_start.elapsed()) {
-            break;
-        }
-    }
-    best.nodes = searcher.clock.nodes();
+        line = Some((mv, searcher.principal_variation(mv, colour)));
+        Iteration::Complete { mv, score }
+    });
+    let pv = match line {
+        Some((mv, pv)) if mv == best.mv => pv,
+        _ => vec![searcher.to_move(best.mv)],
+    };
+    let best = decision(&searcher, best, pv);
     tracing::trace!(elapsed = ?started.elapsed(), depth = best.depth, "v1 search done");
     best
+}
+
+fn decision(searcher: &Searcher, choice: Choice<usize>, pv: Vec<Move>) -> Decision {
+    Decision {
+        mv: searcher.to_move(choice.mv),
+        score: choice.score,
+        depth: choice.depth,
+        nodes: searcher.clock.nodes(),
+        pv,
+    }
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@ use super::pattern::Class;
 use super::position::Position;
 use super::threat::ThreatSearch;
 use crate::board::Stone;
+use crate::engine::deepen::{deepen, Choice, Iteration};
 use crate::engine::time::SearchClock;
 use crate::engine::tt::Tt;
 use crate::engine::types::{
-    is_mate, mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE,
-    WIN_THRESHOLD,
+    mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE, WIN_THRESHOLD,
 };
 use crate::engine::zobrist::WHITE_TO_MOVE;
 
@@ -325,73 +325,76 @@ impl Searcher {
         root: &mut Vec<(usize, i32)>,
         max_depth: u32,
     ) -> RootResult {
-        let opp = me.opponent();
-        let mut result = RootResult {
-            cell: root[0].0,
+        let start = Choice {
+            mv: root[0].0,
             score: 0,
             depth: 0,
         };
-        let mut previous: Score = 0;
-        for depth in 1..=max_depth.min(MAX_PLY as u32 - 8) {
-            let started = std::time::Instant::now();
-            let mut window = 40;
-            let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_THRESHOLD {
-                (previous - window, previous + window)
-            } else {
-                (-INFINITE, INFINITE)
-            };
-            let (score, best_index) = loop {
-                let (score, best_index) =
-                    self.root_search(clock, me, opp, root, depth as i32, alpha, beta);
-                if clock.stopped() {
-                    break (score, best_index);
-                }
-                if score <= alpha && alpha > -INFINITE {
-                    window *= 4;
-                    alpha = if window > 2_000 {
-                        -INFINITE
-                    } else {
-                        score - window
-                    };
-                } else if score >= beta && beta < INFINITE {
-                    window *= 4;
-                    beta = if window > 2_000 {
-                        INFINITE
-                    } else {
-                        score + window
-                    };
-                } else {
-                    break (score, best_index);
-                }
-            };
+        let deadline = clock.deadline().clone();
+        let depths = 1..=max_depth.min(MAX_PLY as u32 - 8);
+        let choice = deepen(&deadline, depths, start, |depth, choice| {
+            // Before any complete iteration the choice's score is 0, the full window's centre.
+            let (score, best_index) = self.aspiration(clock, me, root, depth, choice.score);
             if clock.stopped() {
-                // A move that completed this iteration with a better score than the previous
-                // best is trusted; anything else keeps the last full iteration's choice.
-                if let Some(i) = best_index {
-                    if i != 0 {
-                        result.cell = root[i].0;
-                        result.score = score;
-                    }
-                }
-                break;
+                // Move 0 is the previous choice; another that completed with a better score is
+                // trusted.
+                let improved = best_index.filter(|&i| i != 0).map(|i| (root[i].0, score));
+                return Iteration::CutShort { improved };
             }
-            let i = best_index.unwrap_or(0);
-            let best = root.remove(i);
+            let best = root.remove(best_index.unwrap_or(0));
             root.insert(0, best);
-            result = RootResult {
-                cell: root[0].0,
+            Iteration::Complete {
+                mv: root[0].0,
                 score,
-                depth,
-            };
-            previous = score;
-            if is_mate(score) {
-                break;
             }
-            if !clock.deadline().worth_another_iteration(started.elapsed()) {
-                break;
+        });
+        RootResult {
+            cell: choice.mv,
+            score: choice.score,
+            depth: choice.depth,
+        }
+    }
+
+    /// One root iteration in an aspiration window around the previous iteration's score,
+    /// widened (four times, then to the full window) while the score falls outside it.
+    fn aspiration(
+        &mut self,
+        clock: &mut SearchClock,
+        me: Stone,
+        root: &[(usize, i32)],
+        depth: u32,
+        previous: Score,
+    ) -> (i32, Option<usize>) {
+        let mut window = 40;
+        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_THRESHOLD {
+            (previous - window, previous + window)
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let (score, best_index) =
+                self.root_search(clock, me, me.opponent(), root, depth as i32, alpha, beta);
+            if clock.stopped() {
+                return (score, best_index);
+            }
+            if score <= alpha && alpha > -INFINITE {
+                window *= 4;
+                alpha = if window > 2_000 {
+                    -INFINITE
+                } else {
+                    score - window
+                };
+            } else if score >= beta && beta < INFINITE {
+                window *= 4;
+                beta = if window > 2_000 {
+                    INFINITE
+                } else {
+                    score + window
+                };
+            } else {
+                return (score, best_index);
             }
         }
-        result
     }
 
     /// One root iteration: returns the best score and the index of the best move when a move
