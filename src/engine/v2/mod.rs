@@ -132,7 +132,6 @@ fn think(
     me: Stone,
     max_depth: Option<u32>,
 ) -> Decision {
-    let opp = me.opponent();
     let decide = |s: &Searcher, nodes: u64, cell: usize, score: Score, depth: u32| Decision {
         mv: s.pos.move_of(cell),
         score,
@@ -145,35 +144,9 @@ fn think(
     }
     let mut root = Vec::new();
     let set = searcher.generate(me, &mut root);
-    if root.is_empty() && set == MoveSet::Defence {
-        // Lost against any defence: block the strongest threat anyway (the opponent may err).
-        let mut all = Vec::new();
-        searcher.pos.cells_of_class(opp, Class::WinNext, &mut all);
-        let cell = all
-            .first()
-            .copied()
-            .or_else(|| first_empty_candidate(searcher))
-            .unwrap_or_else(|| searcher.pos.centre());
-        return decide(searcher, clock.nodes(), cell, mated_in(4), 0);
-    }
-    if root.is_empty() {
-        // Only on a full board (every empty cell is within reach of a stone otherwise), which
-        // `engine::think` never passes; answer something legal all the same.
-        let cell = searcher
-            .pos
-            .first_empty()
-            .unwrap_or_else(|| searcher.pos.centre());
-        return decide(searcher, clock.nodes(), cell, 0, 0);
-    }
     root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    if root.len() == 1 || set == MoveSet::ForcedBlock {
-        // Two cells that each make the opponent's five: the block of one loses to the other.
-        let score = if searcher.pos.count(opp, Class::Win) >= 2 {
-            mated_in(2)
-        } else {
-            searcher.evaluate(me)
-        };
-        return decide(searcher, clock.nodes(), root[0].0, score, 0);
+    if let Some((cell, score)) = forced_answer(searcher, me, &root, set) {
+        return decide(searcher, clock.nodes(), cell, score, 0);
     }
     if clock.deadline().expired() {
         let score = searcher.evaluate(me);
@@ -214,6 +187,45 @@ fn think(
         decision.pv = line.into_iter().map(|c| searcher.pos.move_of(c)).collect();
     }
     decision
+}
+
+/// The answer when the position leaves no choice worth searching: every defence loses (block the
+/// strongest threat anyway: the opponent may err), no move at all (a full board, which
+/// `engine::think` never passes), a single move, or the block of a four.
+fn forced_answer(
+    searcher: &Searcher,
+    me: Stone,
+    root: &[(usize, i32)],
+    set: MoveSet,
+) -> Option<(usize, Score)> {
+    let opp = me.opponent();
+    if root.is_empty() && set == MoveSet::Defence {
+        let mut all = Vec::new();
+        searcher.pos.cells_of_class(opp, Class::WinNext, &mut all);
+        let cell = all
+            .first()
+            .copied()
+            .or_else(|| first_empty_candidate(searcher))
+            .unwrap_or_else(|| searcher.pos.centre());
+        return Some((cell, mated_in(4)));
+    }
+    if root.is_empty() {
+        let cell = searcher
+            .pos
+            .first_empty()
+            .unwrap_or_else(|| searcher.pos.centre());
+        return Some((cell, 0));
+    }
+    if root.len() == 1 || set == MoveSet::ForcedBlock {
+        // Two cells that each make the opponent's five: the block of one loses to the other.
+        let score = if searcher.pos.count(opp, Class::Win) >= 2 {
+            mated_in(2)
+        } else {
+            searcher.evaluate(me)
+        };
+        return Some((root[0].0, score));
+    }
+    None
 }
 
 /// Share of the time left after the root VCT that the main search may use.

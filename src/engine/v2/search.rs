@@ -176,16 +176,15 @@ impl Searcher {
             if quiet && i >= late_move_limit(depth, pv_node) && best > -WIN_THRESHOLD {
                 continue;
             }
-            let reduction = if i > 0 && quiet && depth >= 2 && i >= 2 {
-                late_move_reduction(depth, i)
-            } else {
-                0
-            };
             let child = Child {
                 cell,
                 first: i == 0,
                 depth: new_depth,
-                reduction,
+                reduction: if quiet && depth >= 2 && i >= 2 {
+                    late_move_reduction(depth, i)
+                } else {
+                    0
+                },
             };
             let score = self.search_move(clock, me, &child, alpha, beta, ply);
             if clock.stopped() {
