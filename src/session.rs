@@ -597,6 +597,16 @@ async fn answer<R: AsyncBufRead + Unpin>(
         tracing::warn!(board = %watch.size, "search overran its deadline; answering the instant move");
         return watch.instant.to_string();
     };
+    reply_line(searched, &watch, received)
+}
+
+/// The reply to a request whose search answered: its move, or the instant move when the search
+/// failed (the referee is still owed a legal move), or the error of a position with no move.
+fn reply_line(
+    searched: Result<SearchOutcome, oneshot::error::RecvError>,
+    watch: &Watch,
+    received: Instant,
+) -> String {
     match searched {
         Ok(Ok(decision)) => {
             tracing::debug!(
@@ -611,7 +621,6 @@ async fn answer<R: AsyncBufRead + Unpin>(
             decision.mv.to_string()
         }
         Ok(Err(SearchFailure::NoMove(no_move))) => format!("ERROR {no_move}"),
-        // A failed search still owes the referee a legal move.
         Ok(Err(failure)) => {
             tracing::error!(board = %watch.size, %failure, "answering the instant move");
             watch.instant.to_string()

@@ -220,34 +220,10 @@ impl Solver {
         if free.is_empty() {
             return Some(0);
         }
-        // A win now is the best there is.
-        if let Some(&win) = free
-            .iter()
-            .find(|&&i| self.board.wins_at(self.empties[i], side, self.rule))
-        {
-            let won = mate_in(ply as i32 + 1);
-            self.store(ply, won, Bound::Exact, win);
-            return Some(won);
-        }
-        if !self.can_still_win(side) && !self.can_still_win(side.opponent()) {
-            self.store(ply, 0, Bound::Exact, free[0]);
-            return Some(0);
-        }
-        // The opponent's immediate wins: two or more cannot both be stopped; exactly one must be.
-        let threats: Vec<usize> = free
-            .iter()
-            .copied()
-            .filter(|&i| {
-                self.board
-                    .wins_at(self.empties[i], side.opponent(), self.rule)
-            })
-            .collect();
-        let loss_next = mated_in(ply as i32 + 2);
-        if threats.len() >= 2 {
-            self.store(ply, loss_next, Bound::Exact, threats[0]);
-            return Some(loss_next);
-        }
-
+        let order = match self.settle(ply, side, free) {
+            Ok(score) => return Some(score),
+            Err(moves) => moves,
+        };
         let original_alpha = alpha;
         let key = self.key();
         let mut hinted = None;
@@ -264,7 +240,7 @@ impl Solver {
             hinted = entry.mv;
         }
 
-        let mut order = if threats.len() == 1 { threats } else { free };
+        let mut order = order;
         if let Some(hint) = hinted {
             if let Some(pos) = order.iter().position(|&i| i == hint) {
                 order[..=pos].rotate_right(1);
@@ -294,6 +270,40 @@ impl Solver {
             best_move,
         );
         Some(best_score)
+    }
+
+    /// The value of a node the rules settle without a search (a win now, no line left for either
+    /// side, two threats to stop), stored; otherwise the moves to search: the block when the
+    /// opponent threatens once, else every free cell.
+    fn settle(&mut self, ply: usize, side: Stone, free: Vec<usize>) -> Result<Score, Vec<usize>> {
+        // A win now is the best there is.
+        if let Some(&win) = free
+            .iter()
+            .find(|&&i| self.board.wins_at(self.empties[i], side, self.rule))
+        {
+            let won = mate_in(ply as i32 + 1);
+            self.store(ply, won, Bound::Exact, win);
+            return Ok(won);
+        }
+        if !self.can_still_win(side) && !self.can_still_win(side.opponent()) {
+            self.store(ply, 0, Bound::Exact, free[0]);
+            return Ok(0);
+        }
+        // The opponent's immediate wins: two or more cannot both be stopped; exactly one must be.
+        let threats: Vec<usize> = free
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.board
+                    .wins_at(self.empties[i], side.opponent(), self.rule)
+            })
+            .collect();
+        if threats.len() >= 2 {
+            let loss_next = mated_in(ply as i32 + 2);
+            self.store(ply, loss_next, Bound::Exact, threats[0]);
+            return Ok(loss_next);
+        }
+        Err(if threats.len() == 1 { threats } else { free })
     }
 
     fn store(&mut self, ply: usize, score: Score, bound: Bound, best: usize) {

@@ -225,22 +225,7 @@ impl ThreatSearch {
             return 0;
         }
         if def_fives == 1 {
-            // The defender's four must be blocked; the attack survives only if the attacker
-            // still threatens something afterwards.
-            let Some(block) = pos.find_win(def) else {
-                return 0;
-            };
-            pos.make(block, att);
-            let anchors = self.last_threat;
-            self.last_threat[1] = Some(block);
-            let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
-            self.last_threat = anchors;
-            pos.unmake(block);
-            return if plies > 0 && !clock.stopped() {
-                plies + 1
-            } else {
-                0
-            };
+            return self.block_four(pos, clock, att, depth, ply);
         }
         if pos.count(att, Class::WinNext) > 0 {
             return 3;
@@ -288,6 +273,32 @@ impl ThreatSearch {
             self.failures.record(key, depth);
         }
         result
+    }
+
+    /// Inside a VCT, the defender's four must be blocked; the attack survives only if the
+    /// attacker still threatens something afterwards. Plies to the five, or 0.
+    fn block_four(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
+        let Some(block) = pos.find_win(att.opponent()) else {
+            return 0;
+        };
+        pos.make(block, att);
+        let anchors = self.last_threat;
+        self.last_threat[1] = Some(block);
+        let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
+        self.last_threat = anchors;
+        pos.unmake(block);
+        if plies > 0 && !clock.stopped() {
+            plies + 1
+        } else {
+            0
+        }
     }
 
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
