@@ -49,6 +49,22 @@ struct Child {
     reduction: i32,
 }
 
+impl Child {
+    /// The `i`-th move of a node of `depth`: late quiet moves are first searched shallower.
+    fn new(cell: usize, i: usize, quiet: bool, depth: i32, new_depth: i32) -> Child {
+        Child {
+            cell,
+            first: i == 0,
+            depth: new_depth,
+            reduction: if quiet && depth >= 2 && i >= 2 {
+                late_move_reduction(depth, i)
+            } else {
+                0
+            },
+        }
+    }
+}
+
 pub struct RootResult {
     pub cell: usize,
     pub score: i32,
@@ -140,13 +156,7 @@ impl Searcher {
         if ply >= MAX_PLY - 2 {
             return self.evaluate(me);
         }
-        let opp = me.opponent();
-        // Quiescence: a leaf facing a four, or (down to a few plies) an open three or double
-        // four, is searched on through its forced replies instead of being evaluated.
-        if depth <= 0
-            && self.pos.count(opp, Class::Win) == 0
-            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, Class::WinNext) == 0)
-        {
+        if self.is_leaf(me, depth) {
             return self.leaf(clock, me, ply);
         }
         let pv_node = beta - alpha > 1;
@@ -176,16 +186,7 @@ impl Searcher {
             if quiet && i >= late_move_limit(depth, pv_node) && best > -WIN_THRESHOLD {
                 continue;
             }
-            let child = Child {
-                cell,
-                first: i == 0,
-                depth: new_depth,
-                reduction: if quiet && depth >= 2 && i >= 2 {
-                    late_move_reduction(depth, i)
-                } else {
-                    0
-                },
-            };
+            let child = Child::new(cell, i, quiet, depth, new_depth);
             let score = self.search_move(clock, me, &child, alpha, beta, ply);
             if clock.stopped() {
                 self.move_lists[ply] = list;
@@ -208,6 +209,16 @@ impl Searcher {
         self.tt
             .store(key, score_to_table(best, ply), best_move, depth, bound);
         best
+    }
+
+    /// Quiescence: a node past the nominal depth is a leaf unless it faces a four, or (down to a
+    /// few plies) an open three or double four: those are searched on through their forced
+    /// replies instead of being evaluated.
+    fn is_leaf(&self, me: Stone, depth: i32) -> bool {
+        let opp = me.opponent();
+        depth <= 0
+            && self.pos.count(opp, Class::Win) == 0
+            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, Class::WinNext) == 0)
     }
 
     /// The score of a node whose outcome the patterns already prove (a five to play, two of the
