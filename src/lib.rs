@@ -6,7 +6,6 @@ pub mod board;
 pub mod engine;
 pub mod gomocup;
 pub mod morpion;
-pub mod play;
 pub mod pool;
 pub mod protocol;
 pub mod referee;

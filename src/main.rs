@@ -1,6 +1,7 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
 mod logging;
+mod play;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -36,7 +37,7 @@ enum Command {
     /// Play a match between two players (engines, programs, servers).
     Match(connect5::referee::MatchArgs),
     /// Play against the engine in the terminal.
-    Play(connect5::play::PlayArgs),
+    Play(play::PlayArgs),
     /// Replay the games a player lost in a match's JSON summary and find where each was lost.
     Review(connect5::referee::review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
@@ -262,7 +263,7 @@ fn main() -> ExitCode {
         Command::Stdio(args) => stdio(args),
         Command::Gomocup(args) => connect5::gomocup::run(args),
         Command::Match(args) => connect5::referee::run(args),
-        Command::Play(args) => connect5::play::run(args),
+        Command::Play(args) => play::run(args),
         Command::Bench(args) => connect5::bench::run(args),
         Command::Review(args) => connect5::referee::review::run(args),
         Command::Morpion(args) => connect5::morpion::run(args),

@@ -6,10 +6,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Move, Rule, Stone};
-use crate::engine::{Deadline, EngineConfig, EngineKind};
-use crate::pool::{SearchFailure, SearchPool};
-use crate::referee::parse_board;
+use connect5::board::{Board, Move, Rule, Stone};
+use connect5::engine::{Deadline, EngineConfig, EngineKind};
+use connect5::pool::{SearchFailure, SearchPool};
+use connect5::referee::parse_board;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
@@ -50,7 +50,7 @@ fn digits(n: usize) -> usize {
 
 /// The board with row numbers on the left and column numbers on top (0-based, as moves are
 /// typed).
-pub fn render(board: &Board) -> String {
+fn render(board: &Board) -> String {
     let label = digits(board.rows() - 1);
     let cell = digits(board.cols() - 1) + 1;
     let mut text = format!("{:label$}", "");
@@ -70,7 +70,7 @@ pub fn render(board: &Board) -> String {
 }
 
 /// Reads `row col` (also `row,col`) and checks it against the board.
-pub fn parse_move(line: &str, board: &Board) -> Result<Move, String> {
+fn parse_move(line: &str, board: &Board) -> Result<Move, String> {
     let tokens: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
@@ -130,7 +130,7 @@ pub fn run(args: PlayArgs) -> ExitCode {
 
 /// Plays one game, reading the person's moves from `input` and writing everything to `output`
 /// (with the typed lines too when `echo`).
-pub fn play<R: BufRead, W: Write>(
+fn play<R: BufRead, W: Write>(
     args: &PlayArgs,
     input: &mut R,
     output: &mut W,
