@@ -1,8 +1,8 @@
 //! Hot paths of engine v2 on the `connect5 bench` positions: move generation, make/unmake of
 //! every candidate, static evaluation, and a whole fixed-depth search.
 
-use connect5::bench::POSITIONS;
 use connect5::board::{Board, Rule};
+use connect5::engine::bench_positions::POSITIONS;
 use connect5::engine::v2::Workbench;
 use connect5::engine::{think, Deadline, EngineConfig, EngineKind};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};

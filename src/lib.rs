@@ -1,7 +1,6 @@
 //! connect5: a Connect5 (exact-five gomoku) engine and server, a match runner, and the morpion
 //! (tic-tac-toe) agents of the course material.
 
-pub mod bench;
 pub mod board;
 pub mod engine;
 pub mod gomocup;

@@ -1,5 +1,6 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
+mod bench;
 mod logging;
 mod play;
 
@@ -41,7 +42,7 @@ enum Command {
     /// Replay the games a player lost in a match's JSON summary and find where each was lost.
     Review(connect5::referee::review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
-    Bench(connect5::bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// The morpion (tic-tac-toe) agents of the course: games, training, analysis.
     Morpion(connect5::morpion::MorpionArgs),
 }
@@ -264,7 +265,7 @@ fn main() -> ExitCode {
         Command::Gomocup(args) => connect5::gomocup::run(args),
         Command::Match(args) => connect5::referee::run(args),
         Command::Play(args) => play::run(args),
-        Command::Bench(args) => connect5::bench::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Review(args) => connect5::referee::review::run(args),
         Command::Morpion(args) => connect5::morpion::run(args),
     }

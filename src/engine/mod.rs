@@ -1,5 +1,6 @@
 //! The player: given a position, a rule and a deadline, choose a move. No I/O, no async.
 
+pub mod bench_positions;
 pub mod deepen;
 pub mod solver;
 pub mod time;
