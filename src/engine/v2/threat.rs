@@ -288,17 +288,8 @@ impl ThreatSearch {
         let Some(block) = pos.find_win(att.opponent()) else {
             return 0;
         };
-        pos.make(block, att);
-        let anchors = self.last_threat;
-        self.last_threat[1] = Some(block);
-        let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
-        self.last_threat = anchors;
-        pos.unmake(block);
-        if plies > 0 && !clock.stopped() {
-            plies + 1
-        } else {
-            0
-        }
+        let anchors = [self.last_threat[0], Some(block)];
+        self.attack_then_defend(pos, clock, att, (block, anchors), depth, ply)
     }
 
     /// Plies to the five when `att` plays the threat `cell` first and wins by VCT; 0 otherwise.
@@ -311,11 +302,26 @@ impl ThreatSearch {
         depth: u32,
         ply: usize,
     ) -> i32 {
+        let anchors = [Some(cell), None];
+        self.attack_then_defend(pos, clock, att, (cell, anchors), depth - 1, ply)
+    }
+
+    /// The attacker plays `cell` (a threat, or the block of a four) and the defender answers
+    /// under the given anchors (the threat the next one must be near, and a block since): plies
+    /// to the five counting the move, or 0 when the defender escapes or time runs out.
+    fn attack_then_defend(
+        &mut self,
+        pos: &mut Position,
+        clock: &mut SearchClock,
+        att: Stone,
+        (cell, anchors): (usize, [Option<usize>; 2]),
+        depth: u32,
+        ply: usize,
+    ) -> i32 {
         pos.make(cell, att);
-        let anchors = self.last_threat;
-        self.last_threat = [Some(cell), None];
-        let plies = self.defender_turn(pos, clock, att, depth - 1, ply + 1);
-        self.last_threat = anchors;
+        let outer = std::mem::replace(&mut self.last_threat, anchors);
+        let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
+        self.last_threat = outer;
         pos.unmake(cell);
         if plies > 0 && !clock.stopped() {
             plies + 1
