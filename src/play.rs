@@ -137,6 +137,7 @@ fn play<R: BufRead, W: Write>(
     echo: bool,
 ) -> Result<(), String> {
     let (mut board, rule, config) = game_settings(args)?;
+    let pool = SearchPool::with_slots(config.hash_bytes, 1);
     let (rows, cols) = (board.rows(), board.cols());
     let human = args.colour;
     let io = terminal_error;
@@ -167,7 +168,7 @@ fn play<R: BufRead, W: Write>(
                 }
             }
         } else {
-            engine_move(&board, rule, stone, args.time_ms, &config, output)?
+            engine_move(&pool, &board, rule, stone, args.time_ms, &config, output)?
         };
         board
             .play(mv, stone)
@@ -211,6 +212,7 @@ fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String>
 
 /// The engine's move, searched through the pool for `time_ms`, and said on `output`.
 fn engine_move<W: Write>(
+    pool: &SearchPool,
     board: &Board,
     rule: Rule,
     stone: Stone,
@@ -220,7 +222,6 @@ fn engine_move<W: Write>(
 ) -> Result<Move, String> {
     let start = Instant::now();
     let deadline = Deadline::for_budget(start, Duration::from_millis(time_ms), 1);
-    let pool = SearchPool::with_slots(config.hash_bytes, 1);
     let decision =
         pool.search_here(board, rule, &deadline, config)
             .map_err(|failure| match failure {

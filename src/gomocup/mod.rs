@@ -125,7 +125,10 @@ fn spawn_reader() -> Receiver<ReadLine> {
 /// Runs the brain until `END` or the end of input.
 pub fn run(args: GomocupArgs) -> ExitCode {
     let lines = spawn_reader();
-    let mut brain = Brain::new(args.brain_config());
+    let config = args.brain_config();
+    // One search at a time, on this thread; `INFO max_memory` can only make its table smaller.
+    let pool = SearchPool::with_slots(config.engine.hash_bytes, 1);
+    let mut brain = Brain::new(config);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for line in lines {
@@ -133,7 +136,7 @@ pub fn run(args: GomocupArgs) -> ExitCode {
         let replies = match brain.handle(&line.text) {
             Step::Say(replies) => replies,
             Step::Think(think) => {
-                let decision = search(&think, line.at, &line.stop);
+                let decision = search(&pool, &think, line.at, &line.stop);
                 match decision {
                     Ok(decision) => brain.played(&decision, line.at.elapsed()),
                     Err(why) => vec![format!("ERROR {why}")],
@@ -161,10 +164,13 @@ fn write_lines(out: &mut impl Write, lines: &[String]) -> std::io::Result<()> {
 }
 
 /// Searches a position on the brain's clock, from the instant the command arrived.
-fn search(think: &Think, at: Instant, stop: &Arc<AtomicBool>) -> Result<engine::Decision, String> {
+fn search(
+    pool: &SearchPool,
+    think: &Think,
+    at: Instant,
+    stop: &Arc<AtomicBool>,
+) -> Result<engine::Decision, String> {
     let deadline = Deadline::for_own_clock(at, think.budget).with_stop(Arc::clone(stop));
-    // One search at a time, on this thread; its table is the brain's (`INFO max_memory`).
-    let pool = SearchPool::with_slots(think.engine.hash_bytes, 1);
     match pool.search_here(&think.board, think.rule, &deadline, &think.engine) {
         Ok(decision) => Ok(decision),
         Err(SearchFailure::NoMove(no_move)) => Err(format!("no move to play: {no_move}")),

@@ -14,6 +14,9 @@ pub struct BuiltinPlayer {
     pub(super) name: String,
     pub(super) config: EngineConfig,
     pub(super) concurrency: usize,
+    /// The player's searches (one at a time: a player answers one move at a time), with its
+    /// table as their memory.
+    pub(super) pool: Arc<SearchPool>,
 }
 
 impl Player for BuiltinPlayer {
@@ -47,12 +50,11 @@ impl Player for BuiltinPlayer {
             deadline: Deadline::for_budget(start, time.budget, self.concurrency),
             config: self.config.clone(),
         };
-        // The player's own table is its memory: the games of a match each have their player.
-        let pool = Arc::new(SearchPool::with_slots(self.config.hash_bytes, 1));
-        pool.spawn(job, None, move |outcome| {
-            let _ = report.send((outcome, Instant::now()));
-        })
-        .map_err(|failure| Fault::Unavailable(failure.to_string()))?;
+        self.pool
+            .spawn(job, None, move |outcome| {
+                let _ = report.send((outcome, Instant::now()));
+            })
+            .map_err(|failure| Fault::Unavailable(failure.to_string()))?;
         match answer.recv_timeout(limit) {
             Ok((Ok(decision), at)) => Ok(Answer {
                 mv: decision.mv,

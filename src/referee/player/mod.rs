@@ -9,10 +9,12 @@ mod process;
 mod tcp;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::board::{Board, Move, Rule};
 use crate::engine::{Clock, EngineConfig, EngineKind};
+use crate::pool::SearchPool;
 use crate::protocol::parse_reply;
 
 pub use builtin::BuiltinPlayer;
@@ -460,6 +462,7 @@ fn make_player_of_kind(spec: &PlayerSpec, context: &PlayerContext) -> Box<dyn Pl
             name: spec.name.clone(),
             config: config.clone(),
             concurrency: context.concurrency,
+            pool: Arc::new(SearchPool::with_slots(config.hash_bytes, 1)),
         }),
         PlayerKind::Process(words) => Box::new(ProcessPlayer {
             name: spec.name.clone(),
