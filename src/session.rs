@@ -133,9 +133,9 @@ impl Shared {
 struct InFlight<'a>(&'a AtomicUsize);
 
 impl<'a> InFlight<'a> {
-    fn enter(counter: &'a AtomicUsize) -> (InFlight<'a>, usize) {
-        let count = counter.fetch_add(1, Ordering::AcqRel) + 1;
-        (InFlight(counter), count)
+    fn enter(counter: &'a AtomicUsize) -> InFlight<'a> {
+        counter.fetch_add(1, Ordering::AcqRel);
+        InFlight(counter)
     }
 }
 
@@ -550,7 +550,7 @@ async fn answer<R: AsyncBufRead + Unpin>(
         Ok(mv) => mv,
         Err(no_move) => return format!("ERROR {no_move}"),
     };
-    let (_in_flight, _) = InFlight::enter(&shared.requests_in_flight);
+    let _in_flight = InFlight::enter(&shared.requests_in_flight);
     let watch = Watch {
         size: format!("{}x{}", request.board.rows(), request.board.cols()),
         instant,
