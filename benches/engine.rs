@@ -3,7 +3,7 @@
 
 use connect5::board::{Board, Rule};
 use connect5::engine::bench_positions::POSITIONS;
-use connect5::engine::v2::Workbench;
+use connect5::engine::Workbench;
 use connect5::engine::{think, Deadline, EngineConfig, EngineKind};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 

@@ -1,8 +1,12 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
 mod bench;
+mod gomocup_command;
 mod logging;
+mod match_command;
+mod morpion_command;
 mod play;
+mod review;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -34,17 +38,17 @@ enum Command {
     /// Speak the Connect5 protocol on stdin/stdout, for referees that spawn the player.
     Stdio(PlayerArgs),
     /// Speak the Gomocup (pbrain) protocol on stdin/stdout, as a brain for Gomocup managers.
-    Gomocup(connect5::gomocup::GomocupArgs),
+    Gomocup(gomocup_command::GomocupArgs),
     /// Play a match between two players (engines, programs, servers).
     Match(connect5::referee::MatchArgs),
     /// Play against the engine in the terminal.
     Play(play::PlayArgs),
     /// Replay the games a player lost in a match's JSON summary and find where each was lost.
-    Review(connect5::referee::review::ReviewArgs),
+    Review(review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
     /// The morpion (tic-tac-toe) agents of the course: games, training, analysis.
-    Morpion(connect5::morpion::MorpionArgs),
+    Morpion(morpion_command::MorpionArgs),
 }
 
 /// What a protocol player says and how it plays (stdio and serve).
@@ -262,12 +266,12 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Stdio(args) => stdio(args),
-        Command::Gomocup(args) => connect5::gomocup::run(args),
-        Command::Match(args) => connect5::referee::run(args),
+        Command::Gomocup(args) => gomocup_command::run(args),
+        Command::Match(args) => match_command::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Review(args) => connect5::referee::review::run(args),
-        Command::Morpion(args) => connect5::morpion::run(args),
+        Command::Review(args) => review::run(args),
+        Command::Morpion(args) => morpion_command::run(&args.args),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use connect5::board::{Board, Move, Rule, Stone};
 use connect5::engine::{self, Decision};
-use connect5::gomocup::brain::{Brain, BrainConfig, Step};
+use connect5::gomocup::{Brain, BrainConfig, Step};
 use connect5::protocol::{encode_request, Decoder, Event, Input, MAX_LINE_BYTES};
 use proptest::prelude::*;
 

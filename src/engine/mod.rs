@@ -1,18 +1,19 @@
 //! The player: given a position, a rule and a deadline, choose a move. No I/O, no async.
 
 pub mod bench_positions;
-pub mod deepen;
-pub mod solver;
-pub mod time;
-pub mod tt;
-pub mod types;
-pub mod v1;
-pub mod v2;
-pub mod zobrist;
+mod deepen;
+pub(crate) mod solver;
+mod time;
+mod tt;
+pub(crate) mod types;
+mod v1;
+mod v2;
+mod zobrist;
 
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
 pub use time::{Clock, Deadline};
 pub use types::{Score, WIN, WIN_THRESHOLD};
+pub use v2::Workbench;
 
 /// Which search answers. `V1` is the baseline alpha-beta the stronger engine is measured against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]

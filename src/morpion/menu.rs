@@ -7,8 +7,8 @@ use rand::rngs::StdRng;
 
 use super::agents::{AgentKind, Console, GameError};
 use super::arena::{play_game, play_series, result_word, Player};
-use super::cli::MorpionError;
 use super::persistence::SavedLearners;
+use super::MorpionError;
 
 /// Games of one training session, as in the seed.
 pub const TRAINING_GAMES: u64 = 500;

@@ -5,7 +5,6 @@ pub mod agents;
 pub mod analysis;
 pub mod arena;
 pub mod attractor;
-pub mod cli;
 pub mod grid;
 pub mod heuristic;
 pub mod menace;
@@ -14,20 +13,14 @@ pub mod persistence;
 pub mod rl;
 pub mod stats;
 
-/// `connect5 morpion`, with the command line of seed 004's `tictactoe`. Its words are handed to
-/// [`cli::parse`], a clap parser of their own: the top-level one would answer a bad command line
-/// with its usage and hints, and the seed's program (and its users' scripts) expect one line.
-#[derive(clap::Args, Debug)]
-#[command(disable_help_flag = true, override_help = cli::help())]
-pub struct MorpionArgs {
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    pub args: Vec<String>,
-}
+use agents::GameError;
+use persistence::StateError;
 
-pub fn run(args: MorpionArgs) -> std::process::ExitCode {
-    cli::run(&args.args)
+/// Why a run stopped: its state file, or a game that could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum MorpionError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Game(#[from] GameError),
 }

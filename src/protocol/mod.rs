@@ -1,8 +1,8 @@
 //! The Connect5 wire format, pure and synchronous: no I/O here, so it can be unit-tested and
 //! fuzzed without sockets. `protocol.md` at the top of the repository is the specification.
 
-pub mod decoder;
-pub mod request;
+mod decoder;
+mod request;
 
 pub use decoder::{Decoder, Event, Input};
 pub use request::{Request, RequestError};

@@ -191,14 +191,6 @@ impl Termination {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| format!("{self:?}"))
     }
-
-    /// Whether the game was decided by the players' play rather than a fault.
-    pub fn is_regular(&self) -> bool {
-        matches!(
-            self,
-            Termination::Line | Termination::BoardFull | Termination::MoveLimit
-        )
-    }
 }
 
 /// One move as played, with the time its player took.

@@ -2,18 +2,16 @@
 //! colours swapped, and reports as cutechess-cli, fastchess and c-gomoku-cli do. `docs/match.md`
 //! is the user's guide.
 
-pub mod game;
-pub mod openings;
-pub mod player;
-pub mod records;
-pub mod report;
-pub mod review;
-pub mod schedule;
+mod game;
+mod openings;
+mod player;
+mod records;
+mod report;
+mod schedule;
 pub mod stats;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -21,6 +19,7 @@ use std::time::Duration;
 use rand::SeedableRng;
 
 use crate::board::{Rule, MAX_SIDE};
+pub use game::{GameRecord, Outcome, Termination};
 use game::{GameSettings, TimeControl};
 use openings::{OpeningsFileError, RandomOpeningError};
 use player::{
@@ -462,23 +461,9 @@ fn save_records(args: &MatchOptions, finished: &schedule::Finished) {
     }
 }
 
-pub fn run(args: MatchArgs) -> ExitCode {
-    match run_match(&args.options) {
-        Ok(MatchEnd::Finished) => ExitCode::SUCCESS,
-        // The workers may be waiting on players: the players are ended (they run in process
-        // groups of their own, so the terminal's signal did not reach them) and the games are
-        // not waited for (returning ends the process with its threads).
-        Ok(MatchEnd::Interrupted) => ExitCode::from(130),
-        Err(error) => {
-            eprintln!("connect5 match: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// Why a match stopped before its end.
 #[derive(Debug, thiserror::Error)]
-enum MatchError {
+pub enum MatchError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     /// A player could not be started before the first game (`flag` says which).
@@ -501,12 +486,15 @@ enum MatchError {
 
 /// Whether every game was played (or an SPRT bound stopped the match), or the user stopped it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum MatchEnd {
+pub enum MatchEnd {
     Finished,
     Interrupted,
 }
 
-fn run_match(args: &MatchOptions) -> Result<MatchEnd, MatchError> {
+/// Plays the match `args` describes and reports it; returns early, with the closing lines and
+/// records of the games finished so far, once `interrupted` is raised (the binary raises it on
+/// Ctrl-C). The players of unfinished games are killed before it returns.
+pub fn run_match(args: &MatchOptions, interrupted: &AtomicBool) -> Result<MatchEnd, MatchError> {
     let Setup { plan, sprt } = setup(args)?;
     args.check_output_paths()?;
     let first_players = start_first_players(&plan)?;
@@ -516,7 +504,7 @@ fn run_match(args: &MatchOptions) -> Result<MatchEnd, MatchError> {
     let names = plan.specs.each_ref().map(|spec| spec.name.clone());
     let settings = plan.settings;
     let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
-    let end = run_games(args, plan, first_players, &mut reporter)?;
+    let end = run_games(args, plan, first_players, &mut reporter, interrupted)?;
     if end == MatchEnd::Interrupted {
         reporter.note("Interrupted: games under way are not counted");
     }
@@ -553,6 +541,7 @@ fn run_games(
     plan: Plan,
     first_players: [Box<dyn player::Player>; 2],
     reporter: &mut Reporter,
+    interrupted: &AtomicBool,
 ) -> Result<MatchEnd, MatchError> {
     let plan = Arc::new(plan);
     let stop = Arc::new(AtomicBool::new(false));
@@ -561,8 +550,7 @@ fn run_games(
         let stop = Arc::clone(&stop);
         std::thread::spawn(move || run_workers(plan, first_players, stop, sender))
     };
-    interrupt::install();
-    let end = collect_games(args, &receiver, reporter, &stop);
+    let end = collect_games(args, &receiver, reporter, &stop, interrupted);
     // After an interrupt the workers may be stuck on a player: they are not waited for.
     if end == MatchEnd::Finished && workers.join().is_err() {
         return Err(MatchError::GameThreadPanicked);
@@ -577,6 +565,7 @@ fn collect_games(
     receiver: &mpsc::Receiver<schedule::Finished>,
     reporter: &mut Reporter,
     stop: &AtomicBool,
+    interrupted: &AtomicBool,
 ) -> MatchEnd {
     loop {
         // A timeout rather than a blocking receive, so that an interrupt is seen between games.
@@ -590,7 +579,7 @@ fn collect_games(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return MatchEnd::Finished,
         }
-        if interrupt::requested() {
+        if interrupted.load(Ordering::SeqCst) {
             // Games under way are dropped: their players are killed by the caller.
             stop.store(true, Ordering::Relaxed);
             return MatchEnd::Interrupted;
@@ -616,30 +605,4 @@ fn write_summary(
         path: path.to_path_buf(),
         error,
     })
-}
-
-/// Ctrl-C (SIGINT) or SIGTERM during a match: the first one ends the match with the closing
-/// lines and records of the games finished so far (as cutechess-cli does); a second one ends the
-/// process at once.
-mod interrupt {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    static REQUESTED: AtomicBool = AtomicBool::new(false);
-
-    pub fn requested() -> bool {
-        REQUESTED.load(Ordering::SeqCst)
-    }
-
-    /// The handler runs on a thread of the `ctrlc` crate, not in the signal's context, so it may
-    /// end the process like any thread.
-    pub fn install() {
-        let installed = ctrlc::set_handler(|| {
-            if REQUESTED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-        if let Err(error) = installed {
-            tracing::warn!(%error, "Ctrl-C will end the match at once, without its closing lines");
-        }
-    }
 }

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::game::{GameRecord, Outcome, Termination};
-use crate::board::{Board, Move, Rule, Stone};
-use crate::engine::{think, Deadline, EngineConfig, EngineKind, WIN_THRESHOLD};
+use connect5::board::{Board, Move, Rule, Stone};
+use connect5::engine::{think, Deadline, EngineConfig, EngineKind, WIN_THRESHOLD};
+use connect5::referee::{GameRecord, Outcome, Termination};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {

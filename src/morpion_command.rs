@@ -1,4 +1,4 @@
-//! The morpion command line: parsing (seed 004's `tictactoe -s | -t N | -p M [TRAINER]`) and the
+//! `connect5 morpion`, the command line of the library's morpion lab: parsing (seed 004's `tictactoe -s | -t N | -p M [TRAINER]`) and the
 //! game modes.
 
 use std::path::PathBuf;
@@ -9,21 +9,13 @@ use clap::{CommandFactory, FromArgMatches};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::board::Stone;
+use connect5::board::Stone;
 
-use super::agents::{AgentKind, AgentNameError, Console, GameError};
-use super::arena::{play_game, play_series, Player};
-use super::grid::symbol;
-use super::persistence::{SavedLearners, StateError};
-
-/// Why a run stopped: its state file, or a game that could not go on.
-#[derive(Debug, thiserror::Error)]
-pub enum MorpionError {
-    #[error(transparent)]
-    State(#[from] StateError),
-    #[error(transparent)]
-    Game(#[from] GameError),
-}
+use connect5::morpion::agents::{AgentKind, AgentNameError, Console, GameError};
+use connect5::morpion::arena::{play_game, play_series, Player};
+use connect5::morpion::grid::symbol;
+use connect5::morpion::persistence::SavedLearners;
+use connect5::morpion::MorpionError;
 
 /// What to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +42,20 @@ pub struct Options {
     pub command: Command,
     pub state: Option<PathBuf>,
     pub seed: Option<u64>,
+}
+
+/// `connect5 morpion`, with the command line of seed 004's `tictactoe`. Its words are handed to
+/// [`parse`], a clap parser of their own: the top-level one would answer a bad command line
+/// with its usage and hints, and the seed's program (and its users' scripts) expect one line.
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true, override_help = help())]
+pub struct MorpionArgs {
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<String>,
 }
 
 const USAGE: &str = "connect5 morpion -s A B [-p M [TRAINER]] [--state FILE] [--seed N]
@@ -237,10 +243,12 @@ pub fn run(words: &[String]) -> ExitCode {
     let mut console = Console::stdio();
     let result = match options.command {
         Command::Analyze => {
-            console.say(&super::analysis::compute().report());
+            console.say(&connect5::morpion::analysis::compute().report());
             Ok(())
         }
-        Command::Menu => super::menu::run(options.state.as_deref(), &mut rng, &mut console),
+        Command::Menu => {
+            connect5::morpion::menu::run(options.state.as_deref(), &mut rng, &mut console)
+        }
         Command::Games {
             games,
             players,
