@@ -7,6 +7,7 @@ mod match_command;
 mod morpion_command;
 mod play;
 mod review;
+mod tune;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -47,6 +48,8 @@ enum Command {
     Review(review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
+    /// Fit the evaluation's tables to the results of played games (match JSON summaries).
+    Tune(tune::TuneArgs),
     /// The morpion (tic-tac-toe) agents of the course: games, training, analysis.
     Morpion(morpion_command::MorpionArgs),
 }
@@ -252,7 +255,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Bench(_) | Command::Review(_) | Command::Morpion(_)
+        Command::Bench(_) | Command::Review(_) | Command::Tune(_) | Command::Morpion(_)
     ) {
         exit_quietly_when_the_reader_leaves();
     }
@@ -271,6 +274,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Review(args) => review::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Morpion(args) => morpion_command::run(&args.args),
     }
 }

@@ -4,15 +4,15 @@
 //! opening; one proven lost later was lost by a move the long search would not have played, or by
 //! an attack deeper than even the long search sees before it lands.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-
-use connect5::board::{Board, Move, Rule, Stone};
+use connect5::board::{Move, Stone};
 use connect5::engine::{think, Deadline, EngineConfig, EngineKind, WIN_THRESHOLD};
-use connect5::referee::{GameRecord, Outcome, Termination};
+use connect5::referee::{
+    load_summary, GameRecord, MatchSummary, Outcome, ReplayedMove, SummaryGame, Termination,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {
@@ -31,21 +31,6 @@ pub struct ReviewArgs {
     /// Transposition table of each search, in MiB.
     #[arg(long, value_name = "MB", default_value_t = 64)]
     pub hash: usize,
-}
-
-/// The parts of a match summary a review reads.
-#[derive(Deserialize)]
-struct MatchFile {
-    player1: String,
-    player2: String,
-    games: Vec<ReviewedGame>,
-}
-
-#[derive(Deserialize)]
-struct ReviewedGame {
-    game: usize,
-    #[serde(flatten)]
-    record: GameRecord,
 }
 
 /// A position the player faced that the long search did not find lost.
@@ -114,19 +99,8 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn load_summary(path: &Path) -> Result<MatchFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{} is not a `connect5 match --json` summary: {e}",
-            path.display()
-        )
-    })
-}
-
 /// The player `--player` names, or the first player, checked to be in the match.
-fn reviewed_player(asked: Option<&str>, summary: &MatchFile) -> Result<String, String> {
+fn reviewed_player(asked: Option<&str>, summary: &MatchSummary) -> Result<String, String> {
     let player = asked.unwrap_or(&summary.player1);
     if player != summary.player1 && player != summary.player2 {
         return Err(format!(
@@ -161,7 +135,7 @@ impl Reviewer {
     }
 
     /// Reviews one lost game and prints a line about it.
-    fn review_loss(&self, game: &ReviewedGame, colour: Stone) -> LossReview {
+    fn review_loss(&self, game: &SummaryGame, colour: Stone) -> LossReview {
         let record = &game.record;
         let heading = format!(
             "game {}: {} ({}) lost at ply {}",
@@ -303,26 +277,16 @@ fn review_game(
     budget: Duration,
     config: &EngineConfig,
 ) -> Result<Verdict, String> {
-    let mut board = Board::new(record.rows, record.cols).map_err(|e| e.to_string())?;
-    let rule =
-        Rule::for_board_with_k(record.rows, record.cols, Some(record.k)).map_err(|longest| {
-            format!(
-                "line length {} out of range (1 to {longest} on this board)",
-                record.k
-            )
-        })?;
-    let mut side = Stone::Black;
-    for &(row, col) in &record.opening {
-        board
-            .play(Move::new(row, col), side)
-            .map_err(|e| format!("opening stone {row} {col}: {e}"))?;
-        side = side.opponent();
-    }
+    let rule = record.rule()?;
     let mut nth = 0;
     let mut before = None;
-    for (index, played) in record.moves.iter().enumerate() {
-        let mv = Move::new(played.row, played.col);
-        let ply = record.opening.len() + index + 1;
+    for ReplayedMove {
+        ply,
+        board,
+        side,
+        played,
+    } in record.replay()?
+    {
         if side == colour {
             nth += 1;
             let start = Instant::now();
@@ -333,15 +297,11 @@ fn review_game(
             }
             before = Some(Searched {
                 ply,
-                played: mv,
+                played,
                 preferred: decision.mv,
                 score: decision.score,
             });
         }
-        board
-            .play(mv, side)
-            .map_err(|e| format!("move {mv} at ply {ply}: {e}"))?;
-        side = side.opponent();
     }
     Ok(Verdict::NotProven)
 }

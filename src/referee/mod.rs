@@ -26,6 +26,7 @@ use player::{
     make_player, parse_player_spec, PlayerContext, PlayerSpec, PlayerSpecError,
     DEFAULT_START_TIMEOUT,
 };
+pub use records::{load_summary, MatchSummary, ReplayedMove, SummaryGame};
 use report::Reporter;
 use schedule::{run_workers, Openings, Plan};
 use stats::{Sprt, SprtError};

@@ -2,8 +2,91 @@
 //! (`GM[4]`, gomoku, as c-gomoku-cli writes them; one collection file for the match).
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Deserialize;
 
 use super::game::{GameRecord, Outcome, Termination};
+use crate::board::{Board, Move, Rule, Stone};
+
+/// The parts of a `connect5 match --json` summary that its readers (`connect5 review`,
+/// `connect5 tune`) use.
+#[derive(Debug, Deserialize)]
+pub struct MatchSummary {
+    pub player1: String,
+    pub player2: String,
+    pub games: Vec<SummaryGame>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SummaryGame {
+    /// The game's number in the match, from 1.
+    pub game: usize,
+    #[serde(flatten)]
+    pub record: GameRecord,
+}
+
+/// Reads a match summary; the error is one line naming the file.
+pub fn load_summary(path: &Path) -> Result<MatchSummary, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a `connect5 match --json` summary: {e}",
+            path.display()
+        )
+    })
+}
+
+/// One position of a replayed game: the board before the `ply`-th stone (1-based, opening
+/// stones counted), the side to move and what it played.
+#[derive(Clone, Debug)]
+pub struct ReplayedMove {
+    pub ply: usize,
+    pub board: Board,
+    pub side: Stone,
+    pub played: Move,
+}
+
+impl GameRecord {
+    /// The rule the game was played under (the match runner plays the exact rule).
+    pub fn rule(&self) -> Result<Rule, String> {
+        Rule::for_board_with_k(self.rows, self.cols, Some(self.k)).map_err(|longest| {
+            format!(
+                "line length {} out of range (1 to {longest} on this board)",
+                self.k
+            )
+        })
+    }
+
+    /// The positions of the game's moves (after the opening), each with the board before it.
+    pub fn replay(&self) -> Result<Vec<ReplayedMove>, String> {
+        let mut board = Board::new(self.rows, self.cols).map_err(|e| e.to_string())?;
+        let mut side = Stone::Black;
+        for &(row, col) in &self.opening {
+            board
+                .play(Move::new(row, col), side)
+                .map_err(|e| format!("opening stone {row} {col}: {e}"))?;
+            side = side.opponent();
+        }
+        let mut replayed = Vec::with_capacity(self.moves.len());
+        for (index, played) in self.moves.iter().enumerate() {
+            let mv = Move::new(played.row, played.col);
+            let ply = self.opening.len() + index + 1;
+            replayed.push(ReplayedMove {
+                ply,
+                board: board.clone(),
+                side,
+                played: mv,
+            });
+            board
+                .play(mv, side)
+                .map_err(|e| format!("move {mv} at ply {ply}: {e}"))?;
+            side = side.opponent();
+        }
+        Ok(replayed)
+    }
+}
 
 /// A game as Piskvork saves it: the header `Piskvorky WxH, 11:11, 0`, then one `x,y,ms` line per
 /// stone (1-based, x the column), opening stones included with no time. Piskvork stops reading

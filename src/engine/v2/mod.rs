@@ -8,6 +8,7 @@ mod pattern;
 mod position;
 mod search;
 mod threat;
+pub mod tuning;
 
 use super::time::SearchClock;
 use super::types::{is_mate, mate_in, mated_in, Score};

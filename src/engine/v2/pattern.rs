@@ -324,19 +324,69 @@ impl Class {
     }
 }
 
-/// Combination class and evaluation value of every 16-bit pattern word (four 4-bit codes),
-/// packed in one entry (class in the top three bits) so that an update reads one table.
+/// Number of combinations: the multisets of four directional patterns (the order of the
+/// directions does not matter to what a cell is worth), C(10 + 3, 4).
+pub const COMBINATIONS: usize = 715;
+
+/// The combination of four directional patterns: its index among [`COMBINATIONS`], counting the
+/// patterns sorted weakest first in lexicographic order (`Dead Dead Dead Dead` is 0, `F5 F5 F5
+/// F5` the last). The learned evaluation keeps one value per combination.
+pub fn combination_index(mut codes: [Pattern; 4]) -> usize {
+    codes.sort_unstable();
+    combination_ranks()[codes.iter().fold(0, |acc, &c| acc * 10 + c as usize)] as usize
+}
+
+/// The four patterns of combination `index`, weakest first: the inverse of
+/// [`combination_index`].
+pub fn combination_patterns(index: usize) -> Option<[Pattern; 4]> {
+    let key = combination_ranks()
+        .iter()
+        .position(|&rank| rank as usize == index)?;
+    let digit = |place: usize| Pattern::from_bits(((key / place) % 10) as u16);
+    Some([digit(1000), digit(100), digit(10), digit(1)])
+}
+
+/// Rank of each sorted four-digit key (patterns weakest first as decimal digits); `u16::MAX`
+/// for keys whose digits are not sorted.
+fn combination_ranks() -> &'static [u16; 10_000] {
+    static RANKS: OnceLock<Box<[u16; 10_000]>> = OnceLock::new();
+    RANKS.get_or_init(|| {
+        let mut ranks = Box::new([u16::MAX; 10_000]);
+        let mut next = 0u16;
+        for key in 0..10_000usize {
+            let digits = [key / 1000, key / 100 % 10, key / 10 % 10, key % 10];
+            if digits.windows(2).all(|pair| pair[0] <= pair[1]) {
+                ranks[key] = next;
+                next += 1;
+            }
+        }
+        debug_assert_eq!(next as usize, COMBINATIONS);
+        ranks
+    })
+}
+
+/// Combination class, move-ordering value (the hand-set [`DIR_VALUE`] and bonuses) and
+/// combination index of every 16-bit pattern word
+/// (four 4-bit codes), packed in one entry so that an update reads one table.
 pub struct Combos {
-    entries: Box<[u16; U16_RANGE]>,
+    entries: Box<[u32; U16_RANGE]>,
 }
 
 const CLASS_SHIFT: u32 = 13;
-const VALUE_MASK: u16 = (1 << CLASS_SHIFT) - 1;
+const VALUE_MASK: u32 = (1 << CLASS_SHIFT) - 1;
+const COMBINATION_SHIFT: u32 = 16;
+
+/// What a word is, read from one entry.
+#[derive(Clone, Copy, Debug)]
+pub struct Combo {
+    pub class: usize,
+    pub combination: usize,
+}
 
 impl Combos {
     #[inline]
     pub fn class(&self, word: u16) -> Class {
-        Class::from_bits(self.entries[word as usize] >> CLASS_SHIFT)
+        Class::from_bits((self.entries[word as usize] >> CLASS_SHIFT) as u16)
     }
 
     #[inline]
@@ -344,11 +394,13 @@ impl Combos {
         (self.entries[word as usize] & VALUE_MASK) as i32
     }
 
-    /// Class and value of a word from one load.
     #[inline]
-    pub fn class_and_value(&self, word: u16) -> (usize, i32) {
+    pub fn get(&self, word: u16) -> Combo {
         let entry = self.entries[word as usize];
-        ((entry >> CLASS_SHIFT) as usize, (entry & VALUE_MASK) as i32)
+        Combo {
+            class: ((entry >> CLASS_SHIFT) & 7) as usize,
+            combination: (entry >> COMBINATION_SHIFT) as usize,
+        }
     }
 }
 
@@ -392,11 +444,14 @@ fn combine(word: u16) -> (Class, i16) {
 pub fn combos() -> &'static Combos {
     static COMBOS: OnceLock<Combos> = OnceLock::new();
     COMBOS.get_or_init(|| {
-        let mut entries = Box::new([0u16; U16_RANGE]);
+        let mut entries = Box::new([0u32; U16_RANGE]);
         for (word, entry) in (0..=u16::MAX).zip(entries.iter_mut()) {
             let (class, value) = combine(word);
             debug_assert!((0..=VALUE_MASK as i16).contains(&value));
-            *entry = (class as u16) << CLASS_SHIFT | value as u16;
+            let codes = std::array::from_fn(|d| Pattern::from_bits(word >> (4 * d)));
+            *entry = (combination_index(codes) as u32) << COMBINATION_SHIFT
+                | (class as u32) << CLASS_SHIFT
+                | value as u32;
         }
         Combos { entries }
     })

@@ -1,6 +1,7 @@
 //! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
+use super::eval::{OPP, OWN};
 use super::pattern::{self, Class, Combos, Pattern, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
 use crate::engine::zobrist::zobrist;
@@ -42,7 +43,9 @@ pub struct Position {
     /// Per cell and colour: four 4-bit directional pattern codes.
     words: Vec<[u16; 2]>,
     class_counts: [[u32; NUM_CLASSES]; 2],
-    value_sums: [i32; 2],
+    /// Per colour: the learned values of its cells' combinations, as the side to move's (`OWN`)
+    /// and as the opponent's (`OPP`); see `eval.rs`.
+    eval_sums: [[i32; 2]; 2],
     near: Vec<u16>,
     /// Cells with a stone within `NEAR_RADIUS` (occupied ones included), in the order they
     /// became near a stone: a `make` appends, its `unmake` truncates.
@@ -62,7 +65,7 @@ pub struct Position {
 /// What a `make` changed besides the line states (which `unmake` shifts back).
 struct Undo {
     class_counts: [[u32; NUM_CLASSES]; 2],
-    value_sums: [i32; 2],
+    eval_sums: [[i32; 2]; 2],
     words_start: usize,
     candidates_len: usize,
 }
@@ -90,7 +93,7 @@ impl Position {
             lines: vec![[0; 4]; size],
             words: vec![[0; 2]; size],
             class_counts: [[0; NUM_CLASSES]; 2],
-            value_sums: [0; 2],
+            eval_sums: [[0; 2]; 2],
             near: vec![0; size],
             candidates: Vec::new(),
             dirs,
@@ -215,8 +218,30 @@ impl Position {
         Pattern::from_bits(self.words[cell][colour.index()] >> (4 * d))
     }
 
-    pub fn value_sum(&self, colour: Stone) -> i32 {
-        self.value_sums[colour.index()]
+    /// What `colour`'s cells are worth to it as the side to move.
+    #[inline]
+    pub fn own_sum(&self, colour: Stone) -> i32 {
+        self.eval_sums[colour.index()][0]
+    }
+
+    /// What `colour`'s cells cost the side to move when `colour` is its opponent.
+    #[inline]
+    pub fn opp_sum(&self, colour: Stone) -> i32 {
+        self.eval_sums[colour.index()][1]
+    }
+
+    /// How many empty cells of `colour` have each combination (`pattern::combination_index`).
+    pub fn combination_counts(&self, colour: Stone) -> Vec<u32> {
+        let mut counts = vec![0; pattern::COMBINATIONS];
+        for cell in 0..self.cells.len() {
+            if self.cells[cell] == EMPTY {
+                counts[self
+                    .combos
+                    .get(self.words[cell][colour.index()])
+                    .combination] += 1;
+            }
+        }
+        counts
     }
 
     /// The empty candidate cells where `colour` has class `class` or better.
@@ -308,15 +333,15 @@ impl Position {
 
     #[inline]
     fn add_contribution(&mut self, cell: usize, colour: Stone, sign: i32) {
-        let (class, value) = self
-            .combos
-            .class_and_value(self.words[cell][colour.index()]);
+        let combo = self.combos.get(self.words[cell][colour.index()]);
         if sign > 0 {
-            self.class_counts[colour.index()][class] += 1;
+            self.class_counts[colour.index()][combo.class] += 1;
         } else {
-            self.class_counts[colour.index()][class] -= 1;
+            self.class_counts[colour.index()][combo.class] -= 1;
         }
-        self.value_sums[colour.index()] += sign * value;
+        let sums = &mut self.eval_sums[colour.index()];
+        sums[0] += sign * OWN[combo.combination];
+        sums[1] += sign * OPP[combo.combination];
     }
 
     /// Re-reads the pattern of an empty cell in one direction after its key changed.
@@ -325,14 +350,15 @@ impl Position {
         for colour in Stone::BOTH {
             let code = self.table.code_at(line_state(self.lines[cell][d], colour)) as u16;
             let old = self.words[cell][colour.index()];
-            let new = (old & !(0xF << (4 * d))) | (code << (4 * d));
-            if new != old {
-                let (old_class, old_value) = self.combos.class_and_value(old);
-                let (new_class, new_value) = self.combos.class_and_value(new);
-                self.class_counts[colour.index()][old_class] -= 1;
-                self.class_counts[colour.index()][new_class] += 1;
-                self.value_sums[colour.index()] += new_value - old_value;
-                self.words[cell][colour.index()] = new;
+            let new_word = (old & !(0xF << (4 * d))) | (code << (4 * d));
+            if new_word != old {
+                let (old, new) = (self.combos.get(old), self.combos.get(new_word));
+                self.class_counts[colour.index()][old.class] -= 1;
+                self.class_counts[colour.index()][new.class] += 1;
+                let sums = &mut self.eval_sums[colour.index()];
+                sums[0] += OWN[new.combination] - OWN[old.combination];
+                sums[1] += OPP[new.combination] - OPP[old.combination];
+                self.words[cell][colour.index()] = new_word;
             }
         }
     }
@@ -342,7 +368,7 @@ impl Position {
         debug_assert_eq!(self.cells[cell], EMPTY);
         self.undo.push(Undo {
             class_counts: self.class_counts,
-            value_sums: self.value_sums,
+            eval_sums: self.eval_sums,
             words_start: self.saved_words.len(),
             candidates_len: self.candidates.len(),
         });
@@ -430,7 +456,7 @@ impl Position {
         }
         self.saved_words.truncate(undo.words_start);
         self.class_counts = undo.class_counts;
-        self.value_sums = undo.value_sums;
+        self.eval_sums = undo.eval_sums;
         // The cells that came near a stone with this one are the last ones listed.
         self.candidates.truncate(undo.candidates_len);
     }
@@ -460,7 +486,7 @@ impl Position {
         self.cells == other.cells
             && self.lines == other.lines
             && self.class_counts == other.class_counts
-            && self.value_sums == other.value_sums
+            && self.eval_sums == other.eval_sums
             && (0..self.cells.len())
                 .all(|c| self.cells[c] != EMPTY || self.words[c] == other.words[c])
     }
@@ -469,7 +495,7 @@ impl Position {
     #[cfg(test)]
     pub fn recomputed_matches(&self) -> bool {
         let mut counts = [[0u32; NUM_CLASSES]; 2];
-        let mut sums = [0i32; 2];
+        let mut sums = [[0i32; 2]; 2];
         for cell in 0..self.cells.len() {
             if self.cells[cell] != EMPTY {
                 continue;
@@ -480,10 +506,12 @@ impl Position {
                     return false;
                 }
                 counts[colour.index()][self.combos.class(word) as usize] += 1;
-                sums[colour.index()] += self.combos.value(word);
+                let combination = self.combos.get(word).combination;
+                sums[colour.index()][0] += OWN[combination];
+                sums[colour.index()][1] += OPP[combination];
             }
         }
-        counts == self.class_counts && sums == self.value_sums
+        counts == self.class_counts && sums == self.eval_sums
     }
 }
 

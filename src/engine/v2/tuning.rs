@@ -1,0 +1,357 @@
+//! Fitting the evaluation's tables to game results: logistic regression of the evaluation against
+//! the outcome, the method chess engines call Texel tuning (Peter Österlund's description for
+//! Texel, 2014) and Rapfi fits its classical tables with (Dai et al., arXiv 2503.13178).
+//!
+//! The evaluation is linear in its tables: the side to move's cells add `own[c]` per cell of
+//! combination `c`, the opponent's subtract `opp[c]`, and one `threat[mask]` is added. So a
+//! position is a sparse feature vector, and the predicted score of the side to move is
+//! `sigmoid(eval / scale)`. The fit minimises the cross-entropy against the results with Adam
+//! (Kingma and Ba, 2015) on full batches, with an L2 pull towards the starting tables so that
+//! combinations seen rarely keep their hand-set values.
+
+use super::eval::{threat_mask, OPP, OWN, THREAT};
+use super::pattern::{self, Class, Pattern, COMBINATIONS};
+use super::position::Position;
+use crate::board::{Board, Rule};
+
+/// Number of threat masks (`eval::threat_mask`).
+pub const THREAT_MASKS: usize = 1024;
+
+/// What the evaluation reads of one position, from the side to move's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalFeatures {
+    /// (combination, how many of the side to move's empty cells have it).
+    pub own: Vec<(u16, u16)>,
+    /// The same for the opponent's cells.
+    pub opp: Vec<(u16, u16)>,
+    pub threat: u16,
+}
+
+/// The features of a position where the static evaluation is what decides (`None` where the
+/// search's rules do: a five or an open four to play, a five to block; or no side to move, or a
+/// rule the pattern tables do not cover).
+pub fn eval_features(board: &Board, rule: Rule) -> Option<EvalFeatures> {
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    let pos = Position::new(board, table);
+    let opp = me.opponent();
+    if pos.count_at_least(me, Class::WinNext) > 0 || pos.count(opp, Class::Win) > 0 {
+        return None;
+    }
+    let sparse = |counts: Vec<u32>| {
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(c, &n)| (c as u16, n.min(u16::MAX as u32) as u16))
+            .collect()
+    };
+    Some(EvalFeatures {
+        own: sparse(pos.combination_counts(me)),
+        opp: sparse(pos.combination_counts(opp)),
+        threat: threat_mask(&pos, me) as u16,
+    })
+}
+
+/// A position and the result of its game for the side to move (1 won, 0.5 drawn, 0 lost).
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub features: EvalFeatures,
+    pub result: f64,
+}
+
+/// The evaluation's tables as the fit moves them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    pub own: Vec<f64>,
+    pub opp: Vec<f64>,
+    pub threat: Vec<f64>,
+}
+
+impl Weights {
+    /// The tables the engine was built with.
+    pub fn current() -> Weights {
+        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
+        Weights {
+            own: floats(&OWN),
+            opp: floats(&OPP),
+            threat: floats(&THREAT),
+        }
+    }
+
+    pub fn evaluate(&self, features: &EvalFeatures) -> f64 {
+        let own: f64 = features
+            .own
+            .iter()
+            .map(|&(c, n)| self.own[c as usize] * f64::from(n))
+            .sum();
+        let opp: f64 = features
+            .opp
+            .iter()
+            .map(|&(c, n)| self.opp[c as usize] * f64::from(n))
+            .sum();
+        own - opp + self.threat[features.threat as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.own.len() + self.opp.len() + self.threat.len()
+    }
+
+    fn flat(&self) -> Vec<f64> {
+        [&self.own[..], &self.opp[..], &self.threat[..]].concat()
+    }
+
+    fn from_flat(flat: &[f64]) -> Weights {
+        let (own, rest) = flat.split_at(COMBINATIONS);
+        let (opp, threat) = rest.split_at(COMBINATIONS);
+        Weights {
+            own: own.to_vec(),
+            opp: opp.to_vec(),
+            threat: threat.to_vec(),
+        }
+    }
+
+    /// The tables in the form of `eval_weights.txt` (rounded to integers), with `header` as
+    /// comment lines on top.
+    pub fn to_text(&self, header: &str) -> String {
+        let mut text: String = header.lines().map(|l| format!("# {l}\n")).collect();
+        for c in 0..COMBINATIONS {
+            let names = pattern::combination_patterns(c)
+                .map(|p| p.map(pattern_name).join(" "))
+                .unwrap_or_default();
+            text += &format!(
+                "combination {c} {names} own {} opp {}\n",
+                self.own[c].round() as i64,
+                self.opp[c].round() as i64
+            );
+        }
+        for (mask, &value) in self.threat.iter().enumerate() {
+            if value.round() != 0.0 {
+                text += &format!("threat {mask} {}\n", value.round() as i64);
+            }
+        }
+        text
+    }
+}
+
+fn pattern_name(pattern: Pattern) -> String {
+    format!("{pattern:?}")
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Mean cross-entropy of the predictions `sigmoid(eval / scale)` against the results.
+pub fn loss(samples: &[Sample], weights: &Weights, scale: f64) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .map(|s| {
+            let p = sigmoid(weights.evaluate(&s.features) / scale).clamp(1e-9, 1.0 - 1e-9);
+            -(s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln())
+        })
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
+/// Golden-section search of the minimum of `f` over `[low, high]`.
+fn minimise(mut low: f64, mut high: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let a = high - ratio * (high - low);
+        let b = low + ratio * (high - low);
+        if f(a) < f(b) {
+            high = b;
+        } else {
+            low = a;
+        }
+    }
+    (low + high) / 2.0
+}
+
+/// Adds `offset` to every threat value: the threat table holds the evaluation's constant term
+/// (every position has exactly one mask).
+pub fn shifted(weights: &Weights, offset: f64) -> Weights {
+    let mut shifted = weights.clone();
+    shifted.threat.iter_mut().for_each(|v| *v += offset);
+    shifted
+}
+
+/// The logistic scale (10 to 10,000) and the constant offset (±10,000) that best fit the results
+/// with `weights` as they are: the fit then starts from an evaluation centred on the results and
+/// keeps it in the units the search's margins were set in. The hand-set tables have a large
+/// constant part (every empty cell is worth something, the side to move's more), which the
+/// search never sees (it compares positions of equal depth) but a logistic would.
+pub fn fit_scale(samples: &[Sample], weights: &Weights) -> (f64, f64) {
+    let evals: Vec<(f64, f64)> = samples
+        .iter()
+        .map(|s| (weights.evaluate(&s.features), s.result))
+        .collect();
+    let loss_at = |scale: f64, offset: f64| {
+        evals
+            .iter()
+            .map(|&(e, r)| {
+                let p = sigmoid((e + offset) / scale).clamp(1e-9, 1.0 - 1e-9);
+                -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
+            })
+            .sum::<f64>()
+    };
+    let best_offset = |scale: f64| minimise(-10_000.0, 10_000.0, |o| loss_at(scale, o));
+    let log_scale = minimise(10f64.ln(), 10_000f64.ln(), |x| {
+        let scale = x.exp();
+        loss_at(scale, best_offset(scale))
+    });
+    let scale = log_scale.exp();
+    (scale, best_offset(scale))
+}
+
+/// How a fit goes.
+#[derive(Clone, Copy, Debug)]
+pub struct FitSettings {
+    pub scale: f64,
+    pub epochs: usize,
+    /// Adam's step, in evaluation units.
+    pub learning_rate: f64,
+    /// Pull towards the starting tables, per parameter, relative to the mean loss.
+    pub l2: f64,
+}
+
+/// Fits `start` to `samples`; calls `progress(epoch, loss)` now and then.
+pub fn fit(
+    samples: &[Sample],
+    start: &Weights,
+    settings: FitSettings,
+    mut progress: impl FnMut(usize, f64),
+) -> Weights {
+    let origin = start.flat();
+    let mut params = origin.clone();
+    let mut first_moment = vec![0.0; start.len()];
+    let mut second_moment = vec![0.0; start.len()];
+    let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
+    let n = samples.len().max(1) as f64;
+    for epoch in 1..=settings.epochs {
+        let weights = Weights::from_flat(&params);
+        let mut gradient = vec![0.0; params.len()];
+        for sample in samples {
+            let features = &sample.features;
+            let p = sigmoid(weights.evaluate(features) / settings.scale);
+            // d(cross-entropy)/d(eval) for a logistic of scale `scale`.
+            let slope = (p - sample.result) / settings.scale / n;
+            for &(c, count) in &features.own {
+                gradient[c as usize] += slope * f64::from(count);
+            }
+            for &(c, count) in &features.opp {
+                gradient[COMBINATIONS + c as usize] -= slope * f64::from(count);
+            }
+            gradient[2 * COMBINATIONS + features.threat as usize] += slope;
+        }
+        for (i, g) in gradient.iter_mut().enumerate() {
+            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
+        }
+        let correction1 = 1.0 - beta1.powi(epoch as i32);
+        let correction2 = 1.0 - beta2.powi(epoch as i32);
+        for i in 0..params.len() {
+            first_moment[i] = beta1 * first_moment[i] + (1.0 - beta1) * gradient[i];
+            second_moment[i] = beta2 * second_moment[i] + (1.0 - beta2) * gradient[i] * gradient[i];
+            let step = (first_moment[i] / correction1)
+                / ((second_moment[i] / correction2).sqrt() + epsilon);
+            params[i] -= settings.learning_rate * step;
+        }
+        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+            progress(
+                epoch,
+                loss(samples, &Weights::from_flat(&params), settings.scale),
+            );
+        }
+    }
+    Weights::from_flat(&params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Move, Stone};
+
+    #[test]
+    fn the_features_reproduce_the_engine_evaluation() {
+        let rule = Rule::for_board(15, 15);
+        let mut board = Board::new(15, 15).expect("a legal size");
+        let moves = [(7, 7), (7, 8), (8, 8), (6, 6), (8, 7), (9, 9), (6, 8)];
+        for (i, &(row, col)) in moves.iter().enumerate() {
+            let stone = if i % 2 == 0 {
+                Stone::Black
+            } else {
+                Stone::White
+            };
+            board
+                .play(Move::new(row, col), stone)
+                .expect("an empty cell");
+        }
+        let features = eval_features(&board, rule).expect("a quiet position");
+        let table = pattern::table_for(5, false).expect("exact five is covered");
+        let pos = Position::new(&board, table);
+        let me = board.side_to_move().expect("legal counts");
+        let engine = super::super::eval::evaluate(&pos, me);
+        assert_eq!(Weights::current().evaluate(&features), f64::from(engine));
+    }
+
+    #[test]
+    fn a_fit_moves_the_evaluation_towards_the_results() {
+        // Two made-up kinds of position: one combination the side to move has always wins, the
+        // other always loses; the fit must separate them from equal starting values.
+        let won = EvalFeatures {
+            own: vec![(100, 3)],
+            opp: vec![],
+            threat: 0,
+        };
+        let lost = EvalFeatures {
+            own: vec![(200, 3)],
+            opp: vec![],
+            threat: 0,
+        };
+        let samples: Vec<Sample> = (0..50)
+            .flat_map(|_| {
+                [
+                    Sample {
+                        features: won.clone(),
+                        result: 1.0,
+                    },
+                    Sample {
+                        features: lost.clone(),
+                        result: 0.0,
+                    },
+                ]
+            })
+            .collect();
+        let mut start = Weights::current();
+        start.own[100] = 0.0;
+        start.own[200] = 0.0;
+        let settings = FitSettings {
+            scale: 100.0,
+            epochs: 200,
+            learning_rate: 2.0,
+            l2: 0.0,
+        };
+        let before = loss(&samples, &start, 100.0);
+        let fitted = fit(&samples, &start, settings, |_, _| {});
+        assert!(
+            fitted.own[100] > 50.0 && fitted.own[200] < -50.0,
+            "{:?}",
+            (fitted.own[100], fitted.own[200])
+        );
+        assert!(loss(&samples, &fitted, 100.0) < before / 2.0);
+    }
+
+    #[test]
+    fn the_written_tables_read_back_as_written() {
+        let text = Weights::current().to_text("a header");
+        let shipped = include_str!("eval_weights.txt");
+        let data = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(data(&text), data(shipped));
+    }
+}
