@@ -1,23 +1,35 @@
-//! Turns the learned evaluation (`src/engine/v2/eval_weights.txt`, written by `connect5 tune`)
-//! into constant tables, so that a malformed file stops the build instead of a search.
+//! Turns the learned tables of engine v2 (`src/engine/v2/eval_weights.txt` and
+//! `ordering_weights.txt`, written by `connect5 tune`) into constant tables, so that a malformed
+//! file stops the build instead of a search.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 const WEIGHTS: &str = "src/engine/v2/eval_weights.txt";
+const ORDERING: &str = "src/engine/v2/ordering_weights.txt";
 const COMBINATIONS: usize = 715;
 const THREAT_MASKS: usize = 1024;
 
+fn read(path: &str) -> Tables {
+    println!("cargo:rerun-if-changed={path}");
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|error| panic!("cannot read {path}: {error}"));
+    parse(&text).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
 fn main() {
-    println!("cargo:rerun-if-changed={WEIGHTS}");
-    let text = std::fs::read_to_string(WEIGHTS)
-        .unwrap_or_else(|error| panic!("cannot read {WEIGHTS}: {error}"));
-    let tables = parse(&text).unwrap_or_else(|error| panic!("{WEIGHTS}: {error}"));
+    let tables = read(WEIGHTS);
+    let ordering = read(ORDERING);
+    if ordering.threat.iter().any(|&v| v != 0) {
+        panic!("{ORDERING}: the ordering has no threat term");
+    }
     let mut out = String::new();
     for (name, values) in [
         ("OWN", &tables.own[..]),
         ("OPP", &tables.opp[..]),
         ("THREAT", &tables.threat[..]),
+        ("ORDER_OWN", &ordering.own[..]),
+        ("ORDER_OPP", &ordering.opp[..]),
     ] {
         let list: Vec<String> = values.iter().map(i32::to_string).collect();
         let _ = writeln!(

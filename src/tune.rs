@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use connect5::board::Stone;
-use connect5::engine::tuning::{self, eval_features, FitSettings, Sample, Weights};
+use connect5::engine::tuning::{
+    self, eval_features, ordering_sample, FitSettings, OrderingSample, OrderingWeights, Sample,
+    Weights,
+};
 use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
 
 #[derive(clap::Args, Debug)]
@@ -14,13 +17,16 @@ pub struct TuneArgs {
     /// Match summaries (`connect5 match --json`) whose games are the data.
     #[arg(required = true, value_name = "MATCH_JSON")]
     files: Vec<PathBuf>,
-    /// Where to write the fitted tables; `cargo build` builds them into the engine.
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "src/engine/v2/eval_weights.txt"
-    )]
-    out: PathBuf,
+    /// Fit the move-ordering tables to the moves played instead of the evaluation to the results.
+    #[arg(long)]
+    ordering: bool,
+    /// With --ordering: learn only from the moves of the player of this name (a strong one).
+    #[arg(long, value_name = "NAME", requires = "ordering")]
+    moves_of: Option<String>,
+    /// Where to write the fitted tables (default: where the build reads them,
+    /// src/engine/v2/eval_weights.txt or ordering_weights.txt); `cargo build` builds them in.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
     /// Passes over the data.
     #[arg(long, default_value_t = 1500)]
     epochs: usize,
@@ -42,7 +48,12 @@ pub struct TuneArgs {
 }
 
 pub fn run(args: TuneArgs) -> ExitCode {
-    match tune(&args) {
+    let result = if args.ordering {
+        tune_ordering(&args)
+    } else {
+        tune(&args)
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("connect5 tune: {error}");
@@ -176,8 +187,123 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         before.1,
         after.1
     );
-    std::fs::write(&args.out, fitted.to_text(&header))
-        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    eprintln!("written to {}", args.out.display());
+    write(args, "eval_weights.txt", &fitted.to_text(&header))
+}
+
+fn write(args: &TuneArgs, default_name: &str, text: &str) -> Result<(), String> {
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("src/engine/v2").join(default_name));
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!("written to {}", out.display());
     Ok(())
+}
+
+/// The ordering samples of the fit and of the held-out check, and how many games gave them.
+struct OrderingData {
+    fit: Vec<OrderingSample>,
+    held_out: Vec<OrderingSample>,
+    games: usize,
+}
+
+fn load_ordering(args: &TuneArgs) -> Result<OrderingData, String> {
+    let mut data = OrderingData {
+        fit: Vec::new(),
+        held_out: Vec::new(),
+        games: 0,
+    };
+    for path in &args.files {
+        let summary = load_summary(path)?;
+        for game in &summary.games {
+            let record = &game.record;
+            let rule = record
+                .rule()
+                .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?;
+            let replayed = record
+                .replay()
+                .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?;
+            data.games += 1;
+            let held_out =
+                args.hold_out_every > 0 && data.games.is_multiple_of(args.hold_out_every);
+            let mover = |side: Stone| match side {
+                Stone::Black => &record.black,
+                Stone::White => &record.white,
+            };
+            let samples = replayed
+                .iter()
+                .filter(|m| {
+                    args.moves_of
+                        .as_ref()
+                        .is_none_or(|name| mover(m.side) == name)
+                })
+                .filter_map(|m| ordering_sample(&m.board, rule, m.played));
+            if held_out {
+                data.held_out.extend(samples);
+            } else {
+                data.fit.extend(samples);
+            }
+        }
+    }
+    if data.fit.is_empty() {
+        return Err("no move to learn from in these files".into());
+    }
+    Ok(data)
+}
+
+fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
+    let data = load_ordering(args)?;
+    let start = OrderingWeights::current();
+    let temperature = args
+        .scale
+        .unwrap_or_else(|| tuning::fit_temperature(&data.fit, &start));
+    let report = |weights: &OrderingWeights| {
+        let (first, top5) = tuning::ordering_hits(&data.held_out, weights, 5);
+        format!(
+            "loss {:.4} (held out {:.4}); the move played is first in {:.1}% of the held-out \
+             positions, in the first five in {:.1}%",
+            tuning::ordering_loss(&data.fit, weights, temperature),
+            tuning::ordering_loss(&data.held_out, weights, temperature),
+            100.0 * first,
+            100.0 * top5
+        )
+    };
+    let before = report(&start);
+    eprintln!(
+        "{} games, {} positions fitted, {} held out; temperature {temperature:.1}; current \
+         tables: {before}",
+        data.games,
+        data.fit.len(),
+        data.held_out.len()
+    );
+    if args.dry_run {
+        return Ok(());
+    }
+    let settings = FitSettings {
+        scale: temperature,
+        epochs: args.epochs,
+        learning_rate: args.learning_rate,
+        l2: args.l2,
+    };
+    let fitted = tuning::fit_ordering(&data.fit, &start, settings, |epoch, loss| {
+        eprintln!("epoch {epoch}: loss {loss:.5}");
+    });
+    let after = report(&fitted);
+    eprintln!("fitted tables: {after}");
+    let header = format!(
+        "The move-ordering tables of engine v2 (docs/engine.md, \"Learned move ordering\"), read at\n\
+         build time by build.rs. Written by `connect5 tune {}`\n\
+         from {} games ({} positions fitted, {} held out); softmax temperature {temperature:.1}.\n\
+         Before: {before}.\n\
+         After: {after}.\n\
+         \n\
+         combination INDEX P1 P2 P3 P4 own OWN opp OPP: a candidate cell where the side to move's\n\
+         four directional patterns make combination P1..P4 (weakest first) scores OWN; where the\n\
+         opponent's do, OPP. A move's ordering score is the sum (plus the search's history).",
+        std::env::args().skip(2).collect::<Vec<_>>().join(" "),
+        data.games,
+        data.fit.len(),
+        data.held_out.len(),
+    );
+    write(args, "ordering_weights.txt", &fitted.to_text(&header))
 }

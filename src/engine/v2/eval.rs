@@ -14,11 +14,7 @@ use super::pattern::Class;
 use super::position::Position;
 use crate::board::Stone;
 
-mod learned {
-    include!(concat!(env!("OUT_DIR"), "/eval_weights.rs"));
-}
-
-pub use learned::{OPP, OWN, THREAT};
+use super::learned::THREAT;
 
 /// The classes whose presence the threat term sees, one bit each, per side.
 pub const THREAT_CLASSES: [Class; 5] = [

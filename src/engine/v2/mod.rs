@@ -3,6 +3,10 @@
 //! transposition table and forced-defence pruning. See docs/engine.md for the design.
 
 mod eval;
+/// The fitted tables (`eval_weights.txt`, `ordering_weights.txt`) as build.rs wrote them.
+mod learned {
+    include!(concat!(env!("OUT_DIR"), "/eval_weights.rs"));
+}
 mod movegen;
 mod pattern;
 mod position;

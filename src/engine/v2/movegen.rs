@@ -3,6 +3,7 @@
 //! that take its threat away, tried by playing them after a cheap reach test). The threat
 //! searches generate the defender's replies here too.
 
+use super::learned::{ORDER_OPP, ORDER_OWN};
 use super::pattern::{Class, Pattern};
 use super::position::Position;
 use crate::board::Stone;
@@ -86,11 +87,11 @@ pub fn generate_moves(
     }
 }
 
-fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
+/// The ordering score of a cell: the fitted tables' values of what it makes for us and what it
+/// takes from the opponent (`ordering_weights.txt`), then the history of the search.
+pub fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
     let opp = me.opponent();
-    let attack = pos.value(cell, me);
-    let defence = pos.value(cell, opp);
-    let mut score = attack * 4 + defence * 3;
+    let mut score = ORDER_OWN[pos.combination(cell, me)] + ORDER_OPP[pos.combination(cell, opp)];
     if pos.class(cell, me) >= Class::FourThree {
         score += 20_000;
     } else if pos.class(cell, opp) >= Class::FourThree {

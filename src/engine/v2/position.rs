@@ -1,7 +1,7 @@
 //! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
-use super::eval::{OPP, OWN};
+use super::learned::{OPP, OWN};
 use super::pattern::{self, Class, Combos, Pattern, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
 use crate::engine::zobrist::zobrist;
@@ -210,6 +210,14 @@ impl Position {
     #[inline]
     pub fn value(&self, cell: usize, colour: Stone) -> i32 {
         self.combos.value(self.words[cell][colour.index()])
+    }
+
+    /// The combination (`pattern::combination_index`) of `colour`'s four patterns at `cell`.
+    #[inline]
+    pub fn combination(&self, cell: usize, colour: Stone) -> usize {
+        self.combos
+            .get(self.words[cell][colour.index()])
+            .combination
     }
 
     /// Directional pattern code of `colour` at `cell` in direction `d`.

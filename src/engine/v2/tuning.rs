@@ -9,10 +9,11 @@
 //! (Kingma and Ba, 2015) on full batches, with an L2 pull towards the starting tables so that
 //! combinations seen rarely keep their hand-set values.
 
-use super::eval::{threat_mask, OPP, OWN, THREAT};
+use super::eval::threat_mask;
+use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
-use crate::board::{Board, Rule};
+use crate::board::{Board, Move, Rule};
 
 /// Number of threat masks (`eval::threat_mask`).
 pub const THREAT_MASKS: usize = 1024;
@@ -208,9 +209,10 @@ pub fn fit_scale(samples: &[Sample], weights: &Weights) -> (f64, f64) {
 /// How a fit goes.
 #[derive(Clone, Copy, Debug)]
 pub struct FitSettings {
+    /// The logistic scale of the evaluation, or the softmax temperature of the ordering.
     pub scale: f64,
     pub epochs: usize,
-    /// Adam's step, in evaluation units.
+    /// Adam's step, in the tables' units.
     pub learning_rate: f64,
     /// Pull towards the starting tables, per parameter, relative to the mean loss.
     pub l2: f64,
@@ -225,9 +227,7 @@ pub fn fit(
 ) -> Weights {
     let origin = start.flat();
     let mut params = origin.clone();
-    let mut first_moment = vec![0.0; start.len()];
-    let mut second_moment = vec![0.0; start.len()];
-    let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
+    let mut adam = Adam::new(start.len());
     let n = samples.len().max(1) as f64;
     for epoch in 1..=settings.epochs {
         let weights = Weights::from_flat(&params);
@@ -248,15 +248,7 @@ pub fn fit(
         for (i, g) in gradient.iter_mut().enumerate() {
             *g += 2.0 * settings.l2 * (params[i] - origin[i]);
         }
-        let correction1 = 1.0 - beta1.powi(epoch as i32);
-        let correction2 = 1.0 - beta2.powi(epoch as i32);
-        for i in 0..params.len() {
-            first_moment[i] = beta1 * first_moment[i] + (1.0 - beta1) * gradient[i];
-            second_moment[i] = beta2 * second_moment[i] + (1.0 - beta2) * gradient[i] * gradient[i];
-            let step = (first_moment[i] / correction1)
-                / ((second_moment[i] / correction2).sqrt() + epsilon);
-            params[i] -= settings.learning_rate * step;
-        }
+        adam.step(&mut params, &gradient, settings.learning_rate);
         if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
             progress(
                 epoch,
@@ -267,10 +259,217 @@ pub fn fit(
     Weights::from_flat(&params)
 }
 
+/// One position of a move-ordering fit: the candidate cells (within reach of a stone, as the
+/// search generates them) by their combinations for the side to move and for the opponent, and
+/// which of them was played.
+#[derive(Clone, Debug)]
+pub struct OrderingSample {
+    pub cells: Vec<(u16, u16)>,
+    pub played: usize,
+}
+
+/// The ordering sample of a position where the ordering decides (`None` where the search's
+/// forced-move rules do: a five to play or to block, an open three to answer; or where the move
+/// played is not a candidate).
+pub fn ordering_sample(board: &Board, rule: Rule, played: Move) -> Option<OrderingSample> {
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    let opp = me.opponent();
+    let pos = Position::new(board, table);
+    if pos.count(me, Class::Win) > 0 || pos.count_at_least(opp, Class::WinNext) > 0 {
+        return None;
+    }
+    let played_cell = pos.cell_of(played);
+    let mut sample = OrderingSample {
+        cells: Vec::new(),
+        played: usize::MAX,
+    };
+    for &cell in pos.candidates() {
+        let cell = cell as usize;
+        if pos.is_empty(cell) {
+            if cell == played_cell {
+                sample.played = sample.cells.len();
+            }
+            let combinations = (pos.combination(cell, me), pos.combination(cell, opp));
+            sample
+                .cells
+                .push((combinations.0 as u16, combinations.1 as u16));
+        }
+    }
+    (sample.played != usize::MAX).then_some(sample)
+}
+
+/// The ordering tables as the fit moves them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderingWeights {
+    pub own: Vec<f64>,
+    pub opp: Vec<f64>,
+}
+
+impl OrderingWeights {
+    pub fn current() -> OrderingWeights {
+        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
+        OrderingWeights {
+            own: floats(&ORDER_OWN),
+            opp: floats(&ORDER_OPP),
+        }
+    }
+
+    fn score(&self, cell: (u16, u16)) -> f64 {
+        self.own[cell.0 as usize] + self.opp[cell.1 as usize]
+    }
+
+    /// The tables in the form of `ordering_weights.txt`.
+    pub fn to_text(&self, header: &str) -> String {
+        Weights {
+            own: self.own.clone(),
+            opp: self.opp.clone(),
+            threat: vec![0.0; THREAT_MASKS],
+        }
+        .to_text(header)
+    }
+}
+
+/// The probabilities the ordering scores give a sample's cells: a softmax of `score / temperature`.
+fn move_probabilities(
+    sample: &OrderingSample,
+    weights: &OrderingWeights,
+    temperature: f64,
+) -> Vec<f64> {
+    let logits: Vec<f64> = sample
+        .cells
+        .iter()
+        .map(|&cell| weights.score(cell) / temperature)
+        .collect();
+    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exps: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = exps.iter().sum();
+    exps.into_iter().map(|e| e / total).collect()
+}
+
+/// Mean cross-entropy of the moves played under the ordering's softmax.
+pub fn ordering_loss(
+    samples: &[OrderingSample],
+    weights: &OrderingWeights,
+    temperature: f64,
+) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .map(|s| {
+            -move_probabilities(s, weights, temperature)[s.played]
+                .max(1e-12)
+                .ln()
+        })
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
+/// How often the move played is the ordering's first choice, and among its first `n`.
+pub fn ordering_hits(
+    samples: &[OrderingSample],
+    weights: &OrderingWeights,
+    n: usize,
+) -> (f64, f64) {
+    let mut first = 0;
+    let mut top_n = 0;
+    for sample in samples {
+        let played = weights.score(sample.cells[sample.played]);
+        let better = sample
+            .cells
+            .iter()
+            .filter(|&&c| weights.score(c) > played)
+            .count();
+        first += usize::from(better == 0);
+        top_n += usize::from(better < n);
+    }
+    let count = samples.len().max(1) as f64;
+    (first as f64 / count, top_n as f64 / count)
+}
+
+/// The softmax temperature that best fits the moves played with `weights` as they are.
+pub fn fit_temperature(samples: &[OrderingSample], weights: &OrderingWeights) -> f64 {
+    minimise(1f64.ln(), 100_000f64.ln(), |x| {
+        ordering_loss(samples, weights, x.exp())
+    })
+    .exp()
+}
+
+/// Fits `start` to the moves played (cross-entropy of the softmax, Adam, L2 towards `start`),
+/// in the units of `start` (the temperature stays fixed).
+pub fn fit_ordering(
+    samples: &[OrderingSample],
+    start: &OrderingWeights,
+    settings: FitSettings,
+    mut progress: impl FnMut(usize, f64),
+) -> OrderingWeights {
+    let origin = [&start.own[..], &start.opp[..]].concat();
+    let mut params = origin.clone();
+    let mut adam = Adam::new(params.len());
+    let n = samples.len().max(1) as f64;
+    let split = |params: &[f64]| OrderingWeights {
+        own: params[..COMBINATIONS].to_vec(),
+        opp: params[COMBINATIONS..].to_vec(),
+    };
+    for epoch in 1..=settings.epochs {
+        let weights = split(&params);
+        let mut gradient = vec![0.0; params.len()];
+        for sample in samples {
+            let probabilities = move_probabilities(sample, &weights, settings.scale);
+            for (i, (&(own, opp), p)) in sample.cells.iter().zip(probabilities).enumerate() {
+                let slope = (p - f64::from(u8::from(i == sample.played))) / settings.scale / n;
+                gradient[own as usize] += slope;
+                gradient[COMBINATIONS + opp as usize] += slope;
+            }
+        }
+        for (i, g) in gradient.iter_mut().enumerate() {
+            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
+        }
+        adam.step(&mut params, &gradient, settings.learning_rate);
+        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+            progress(
+                epoch,
+                ordering_loss(samples, &split(&params), settings.scale),
+            );
+        }
+    }
+    split(&params)
+}
+
+/// Adam's moments (Kingma and Ba, 2015).
+struct Adam {
+    first: Vec<f64>,
+    second: Vec<f64>,
+    steps: i32,
+}
+
+impl Adam {
+    fn new(len: usize) -> Adam {
+        Adam {
+            first: vec![0.0; len],
+            second: vec![0.0; len],
+            steps: 0,
+        }
+    }
+
+    fn step(&mut self, params: &mut [f64], gradient: &[f64], learning_rate: f64) {
+        let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
+        self.steps += 1;
+        let correction1 = 1.0 - beta1.powi(self.steps);
+        let correction2 = 1.0 - beta2.powi(self.steps);
+        for i in 0..params.len() {
+            self.first[i] = beta1 * self.first[i] + (1.0 - beta1) * gradient[i];
+            self.second[i] = beta2 * self.second[i] + (1.0 - beta2) * gradient[i] * gradient[i];
+            let step =
+                (self.first[i] / correction1) / ((self.second[i] / correction2).sqrt() + epsilon);
+            params[i] -= learning_rate * step;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{Move, Stone};
+    use crate::board::Stone;
 
     #[test]
     fn the_features_reproduce_the_engine_evaluation() {
