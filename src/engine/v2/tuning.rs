@@ -553,4 +553,47 @@ mod tests {
         };
         assert_eq!(data(&text), data(shipped));
     }
+
+    #[test]
+    fn an_ordering_fit_learns_which_cells_are_played() {
+        let rule = Rule::for_board(15, 15);
+        let mut board = Board::new(15, 15).expect("a legal size");
+        board
+            .play(Move::new(7, 7), Stone::Black)
+            .expect("an empty cell");
+        board
+            .play(Move::new(8, 8), Stone::White)
+            .expect("an empty cell");
+        // Black always plays the cell that makes a vertical two: the fit must put it first.
+        let played = Move::new(6, 7);
+        let sample = ordering_sample(&board, rule, played).expect("an ordinary position");
+        // Two 5x5 squares around the stones, overlapping on 4x4, less the two stones.
+        assert_eq!(sample.cells.len(), 25 + 25 - 16 - 2);
+        let samples = vec![sample; 20];
+        let start = OrderingWeights::current();
+        let settings = FitSettings {
+            scale: 50.0,
+            epochs: 300,
+            learning_rate: 5.0,
+            l2: 0.0,
+        };
+        let before = ordering_loss(&samples, &start, 50.0);
+        let fitted = fit_ordering(&samples, &start, settings, |_, _| {});
+        assert!(ordering_loss(&samples, &fitted, 50.0) < before);
+        // (6, 7) and (8, 7) make the same combinations for black: either may be first.
+        assert!(ordering_hits(&samples, &fitted, 2).1 == 1.0);
+    }
+
+    #[test]
+    fn the_written_ordering_tables_read_back_as_written() {
+        let text = OrderingWeights::current().to_text("a header");
+        let shipped = include_str!("ordering_weights.txt");
+        let data = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(data(&text), data(shipped));
+    }
 }
