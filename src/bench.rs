@@ -27,6 +27,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         kind: args.engine,
         hash_bytes: args.hash.saturating_mul(1 << 20),
         max_depth: Some(args.depth),
+        memory: None,
     };
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;

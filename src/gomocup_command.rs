@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use connect5::engine::{self, Deadline, EngineConfig, EngineKind};
+use connect5::engine::{self, Deadline, EngineConfig, EngineKind, GameMemory};
 use connect5::gomocup::{Brain, BrainConfig, Step, Think};
 use connect5::pool::{SearchFailure, SearchPool};
 use connect5::protocol::read_bounded_line;
@@ -42,6 +42,8 @@ impl GomocupArgs {
                 kind: self.engine,
                 hash_bytes: (self.hash as usize) << 20,
                 max_depth: None,
+                // A brain plays one game at a time: its table is kept from move to move.
+                memory: Some(Arc::new(GameMemory::new())),
             },
             messages: !self.no_messages,
             default_turn: Duration::from_millis(self.timeout_turn),

@@ -125,6 +125,7 @@ impl PlayerArgs {
                 kind: self.engine,
                 hash_bytes: self.hash.max(1) << 20,
                 max_depth: None,
+                memory: None,
             },
             overline_wins: self.overline_wins,
             max_budget: Duration::from_millis(self.max_budget),

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use connect5::board::{Board, Move, Rule, Stone};
-use connect5::engine::{Deadline, EngineConfig, EngineKind};
+use connect5::engine::{Deadline, EngineConfig, EngineKind, GameMemory};
 use connect5::pool::{SearchFailure, SearchPool};
 use connect5::referee::parse_board;
+use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
@@ -205,6 +206,8 @@ fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String>
         kind: args.engine,
         hash_bytes: args.hash << 20,
         max_depth: args.depth,
+        // One game: the table is kept from one engine move to the next.
+        memory: Some(Arc::new(GameMemory::new())),
     };
     let board = Board::new(rows, cols).map_err(|e| e.to_string())?;
     Ok((board, rule, config))

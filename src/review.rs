@@ -77,6 +77,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             kind: args.engine,
             hash_bytes: args.hash.saturating_mul(1 << 20),
             max_depth: None,
+            memory: None,
         },
     };
     let mut tally = LossTally::default();

@@ -11,6 +11,7 @@ mod v2;
 mod zobrist;
 
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
+use std::sync::{Arc, Mutex};
 pub use time::{Clock, Deadline};
 pub use types::{Score, WIN, WIN_THRESHOLD};
 pub use v2::{tuning, Workbench};
@@ -44,6 +45,9 @@ pub struct EngineConfig {
     pub hash_bytes: usize,
     /// Stop deepening after this depth (plies), whatever time is left.
     pub max_depth: Option<u32>,
+    /// Where the searches of one game keep their table from move to move (`None`: every search
+    /// starts afresh, as a Connect5 request must).
+    pub memory: Option<Arc<GameMemory>>,
 }
 
 impl Default for EngineConfig {
@@ -52,7 +56,67 @@ impl Default for EngineConfig {
             kind: EngineKind::default(),
             hash_bytes: DEFAULT_HASH_BYTES,
             max_depth: None,
+            memory: None,
         }
+    }
+}
+
+/// What the searches of a game hand on to the next one: v2's transposition table, with the rule
+/// and board size its keys were made for. The Gomocup protocol lets a brain keep it between
+/// moves (its next search starts from what the last one learnt about the positions two plies
+/// on); a Connect5 request must be answered from its own board alone.
+#[derive(Default)]
+pub struct GameMemory {
+    kept: Mutex<Option<KeptTable>>,
+}
+
+struct KeptTable {
+    made_for: (Rule, usize, usize),
+    requested_bytes: usize,
+    table: tt::Tt,
+}
+
+impl GameMemory {
+    pub fn new() -> GameMemory {
+        GameMemory::default()
+    }
+
+    /// The kept table, if it was made for this rule and board size with this many bytes.
+    pub(crate) fn take(
+        &self,
+        made_for: (Rule, usize, usize),
+        requested_bytes: usize,
+    ) -> Option<tt::Tt> {
+        let kept = self.kept.lock().ok()?.take()?;
+        (kept.made_for == made_for && kept.requested_bytes == requested_bytes).then_some(kept.table)
+    }
+
+    pub(crate) fn keep(
+        &self,
+        made_for: (Rule, usize, usize),
+        requested_bytes: usize,
+        table: tt::Tt,
+    ) {
+        if let Ok(mut kept) = self.kept.lock() {
+            *kept = Some(KeptTable {
+                made_for,
+                requested_bytes,
+                table,
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for GameMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes = self
+            .kept
+            .lock()
+            .ok()
+            .and_then(|kept| kept.as_ref().map(|k| k.table.bytes()));
+        f.debug_struct("GameMemory")
+            .field("kept_table_bytes", &bytes)
+            .finish()
     }
 }
 
@@ -113,6 +177,7 @@ pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
         kind: EngineKind::V1,
         hash_bytes: 0,
         max_depth: Some(1),
+        memory: None,
     };
     Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
 }
@@ -155,4 +220,62 @@ pub fn think(
         EngineKind::V2 => v2::search(board, rule, side, deadline, config),
     };
     Ok(decision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search_with(board: &Board, memory: &Option<Arc<GameMemory>>) -> Decision {
+        let config = EngineConfig {
+            hash_bytes: 4 << 20,
+            max_depth: Some(5),
+            memory: memory.clone(),
+            ..EngineConfig::default()
+        };
+        let rule = Rule::for_board(board.rows(), board.cols());
+        think(board, rule, &Deadline::unlimited(), &config).expect("a move to play")
+    }
+
+    #[test]
+    fn a_kept_table_makes_the_next_search_of_a_known_position_shorter() {
+        let (_, rows) = bench_positions::POSITIONS[1];
+        let board = Board::from_rows(rows).expect("a bench position");
+        let afresh = search_with(&board, &None);
+        assert_eq!(search_with(&board, &None), afresh, "a search is repeatable");
+        let memory = Some(Arc::new(GameMemory::new()));
+        let first = search_with(&board, &memory);
+        assert_eq!(
+            first.nodes, afresh.nodes,
+            "an empty kept table is a new table"
+        );
+        let second = search_with(&board, &memory);
+        assert!(
+            second.nodes < first.nodes * 9 / 10,
+            "second search {} nodes, first {}",
+            second.nodes,
+            first.nodes
+        );
+        // Another rule's keys mean other positions: its search starts afresh.
+        let mut freestyle = Rule::for_board(board.rows(), board.cols());
+        freestyle.overline_wins = true;
+        let config = EngineConfig {
+            hash_bytes: 4 << 20,
+            max_depth: Some(5),
+            memory: memory.clone(),
+            ..EngineConfig::default()
+        };
+        let other = think(&board, freestyle, &Deadline::unlimited(), &config).expect("a move");
+        let other_afresh = think(
+            &board,
+            freestyle,
+            &Deadline::unlimited(),
+            &EngineConfig {
+                memory: None,
+                ..config
+            },
+        )
+        .expect("a move");
+        assert_eq!(other.nodes, other_afresh.nodes);
+    }
 }

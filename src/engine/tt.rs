@@ -7,7 +7,7 @@
 use crate::engine::types::{Bound, Score};
 
 /// One bucket: for each of the two slots, the full key and a packed word
-/// (score 32 bits | move 16 bits | depth 8 bits | bound 8 bits).
+/// (score 32 bits | move 16 bits | depth 8 bits | generation 6 bits | bound 2 bits).
 type Bucket = [u64; 4];
 const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 const MIN_BUCKETS: usize = 1 << 10;
@@ -23,12 +23,21 @@ pub struct Entry {
 pub struct Tt {
     buckets: Vec<Bucket>,
     mask: usize,
+    /// The search the table serves now, of the searches of one game that keep the table
+    /// ([`Tt::next_search`]): entries of earlier searches give way to its own.
+    generation: u8,
 }
 
-fn pack(score: Score, mv: Option<usize>, depth: i32, bound: Bound) -> u64 {
+const GENERATIONS: u8 = 64;
+
+fn pack(score: Score, mv: Option<usize>, depth: i32, bound: Bound, generation: u8) -> u64 {
     let mv = mv.map_or(0xFFFF, |m| m as u64 & 0xFFFF);
     let depth = depth.clamp(-100, 120) as i8 as u8 as u64;
-    (score as u32 as u64) << 32 | mv << 16 | depth << 8 | bound as u64
+    (score as u32 as u64) << 32 | mv << 16 | depth << 8 | u64::from(generation) << 2 | bound as u64
+}
+
+fn generation_of(word: u64) -> u8 {
+    ((word >> 2) & 0x3F) as u8
 }
 
 /// The entry a packed word holds; `None` for an empty slot.
@@ -38,7 +47,7 @@ fn unpack(word: u64) -> Option<Entry> {
         score: (word >> 32) as u32 as i32,
         mv: (mv != 0xFFFF).then_some(mv as usize),
         depth: ((word >> 8) & 0xFF) as u8 as i8 as i32,
-        bound: Bound::from_packed((word & 0xFF) as u8)?,
+        bound: Bound::from_packed((word & 0x3) as u8)?,
     })
 }
 
@@ -55,12 +64,19 @@ impl Tt {
         Tt {
             buckets: vec![[0u64; 4]; count],
             mask: count - 1,
+            generation: 0,
         }
     }
 
-    #[cfg(test)]
+    /// Bytes the table holds.
     pub fn bytes(&self) -> usize {
         self.buckets.len() * BUCKET_BYTES
+    }
+
+    /// Starts the next search of the game that keeps this table: what earlier searches stored
+    /// still answers probes, but the deep slot no longer protects it from the new entries.
+    pub fn next_search(&mut self) {
+        self.generation = (self.generation + 1) % GENERATIONS;
     }
 
     pub fn probe(&self, key: u64) -> Option<Entry> {
@@ -77,16 +93,17 @@ impl Tt {
 
     pub fn store(&mut self, key: u64, score: Score, mv: Option<usize>, depth: i32, bound: Bound) {
         let bucket = &mut self.buckets[key as usize & self.mask];
-        let word = pack(score, mv, depth, bound);
+        let word = pack(score, mv, depth, bound, self.generation);
         let deep = unpack(bucket[1]);
-        if bucket[0] == key || deep.is_none_or(|deep| depth >= deep.depth) {
+        let stale = generation_of(bucket[1]) != self.generation;
+        if bucket[0] == key || stale || deep.is_none_or(|deep| depth >= deep.depth) {
             // Keep a known best move when the new result has none.
             let word = if mv.is_none() && bucket[0] == key {
                 (word & !(0xFFFF << 16)) | (bucket[1] & (0xFFFF << 16))
             } else {
                 word
             };
-            if bucket[0] != key && deep.is_some() {
+            if bucket[0] != key && deep.is_some() && !stale {
                 // The displaced deep entry moves to the always-replace slot.
                 bucket[2] = bucket[0];
                 bucket[3] = bucket[1];
@@ -117,5 +134,23 @@ mod tests {
         assert!(tt.probe(43).is_none());
         let small = Tt::new(0);
         assert!(small.bytes() >= MIN_BUCKETS * BUCKET_BYTES);
+    }
+
+    #[test]
+    fn a_later_search_keeps_what_earlier_ones_stored_but_not_their_claim_on_the_deep_slot() {
+        let mut tt = Tt::new(0);
+        let buckets = tt.mask as u64 + 1;
+        // Three keys of one bucket.
+        let (deep, shallow, newer) = (5, 5 + buckets, 5 + 2 * buckets);
+        tt.store(deep, 10, Some(1), 9, Bound::Exact);
+        tt.store(shallow, 20, Some(2), 1, Bound::Exact);
+        assert_eq!(tt.probe(deep).map(|e| e.depth), Some(9));
+        tt.next_search();
+        assert_eq!(tt.probe(deep).map(|e| e.score), Some(10));
+        // Within one search the depth-9 entry would keep slot 0 against a depth-1 one.
+        tt.store(newer, 30, Some(3), 1, Bound::Lower);
+        assert_eq!(tt.probe(newer).map(|e| e.score), Some(30));
+        assert!(tt.probe(deep).is_none());
+        assert_eq!(tt.probe(shallow).map(|e| e.score), Some(20));
     }
 }

@@ -15,6 +15,7 @@ mod threat;
 pub mod tuning;
 
 use super::time::SearchClock;
+use super::tt::Tt;
 use super::types::{is_mate, mate_in, mated_in, Score};
 use super::{Deadline, Decision, EngineConfig};
 use crate::board::{Board, Move, Rule, Stone};
@@ -94,9 +95,26 @@ pub fn search(
         let mv = pos.move_of(pos.centre());
         single(mv, 0, 0)
     } else {
-        let mut searcher = Searcher::new(pos, table_bytes(deadline, config.hash_bytes));
+        let made_for = (rule, board.rows(), board.cols());
+        // A table kept for the game's next searches is worth its full size; one used once only
+        // what the budget's nodes can fill.
+        let bytes = match &config.memory {
+            Some(_) => config.hash_bytes,
+            None => table_bytes(deadline, config.hash_bytes),
+        };
+        let mut tt = config
+            .memory
+            .as_ref()
+            .and_then(|memory| memory.take(made_for, bytes))
+            .unwrap_or_else(|| Tt::new(bytes));
+        tt.next_search();
+        let mut searcher = Searcher::new(pos, tt);
         let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
-        think(&mut searcher, &mut clock, side, config.max_depth)
+        let decision = think(&mut searcher, &mut clock, side, config.max_depth);
+        if let Some(memory) = &config.memory {
+            memory.keep(made_for, bytes, searcher.into_table());
+        }
+        decision
     };
     if board.is_empty_cell(decision.mv) {
         decision

@@ -17,6 +17,7 @@ use crate::engine::types::{
 use crate::engine::zobrist::WHITE_TO_MOVE;
 
 pub const MAX_PLY: usize = 128;
+
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 pub const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
@@ -96,16 +97,21 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
 }
 
 impl Searcher {
-    pub fn new(pos: Position, hash_bytes: usize) -> Searcher {
+    pub fn new(pos: Position, tt: Tt) -> Searcher {
         let cells = pos.width * (pos.rows + 2 * super::position::PAD);
         Searcher {
             pos,
-            tt: Tt::new(hash_bytes),
+            tt,
             killers: vec![[usize::MAX; 2]; MAX_PLY + 1],
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             threats: ThreatSearch::new(MAX_PLY + 64),
         }
+    }
+
+    /// The transposition table, for the next search of the game.
+    pub fn into_table(self) -> Tt {
+        self.tt
     }
 
     fn key(&self, me: Stone) -> u64 {
