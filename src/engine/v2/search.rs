@@ -22,6 +22,10 @@ pub const MAX_PLY: usize = 128;
 pub const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
 const QUIESCENCE_PLIES: i32 = 2;
+/// Reverse futility pruning: the deepest node it applies to, and its margin per ply of depth
+/// (evaluation units; margins of 60 and 160 and depths of 5 measured no better).
+const REVERSE_FUTILITY_DEPTH: i32 = 3;
+const REVERSE_FUTILITY_MARGIN: i32 = 100;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 5;
 /// Fours tried in a row by the VCF search at the root.
@@ -172,6 +176,10 @@ impl Searcher {
             return score;
         }
 
+        if let Some(score) = self.reverse_futility(me, depth, alpha, beta, pv_node) {
+            return score;
+        }
+
         let mut list = std::mem::take(&mut self.move_lists[ply]);
         let set = self.generate(me, &mut list);
         if list.is_empty() {
@@ -215,6 +223,30 @@ impl Searcher {
         self.tt
             .store(key, score_to_table(best, ply), best_move, depth, bound);
         best
+    }
+
+    /// Reverse futility pruning (Rapfi's child futility pruning, about 121 Elo by its sources'
+    /// comments; "static null move pruning" in chess engines): at a shallow non-PV node where the
+    /// opponent threatens nothing faster than a four, a static evaluation a margin per ply above
+    /// beta is taken as the node's cut.
+    fn reverse_futility(
+        &self,
+        me: Stone,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        pv_node: bool,
+    ) -> Option<i32> {
+        if pv_node
+            || depth > REVERSE_FUTILITY_DEPTH
+            || beta.abs() >= WIN_THRESHOLD
+            || alpha.abs() >= WIN_THRESHOLD
+            || self.pos.count_at_least(me.opponent(), Class::FourThree) > 0
+        {
+            return None;
+        }
+        let eval = self.evaluate(me);
+        (eval - REVERSE_FUTILITY_MARGIN * depth >= beta).then_some(eval)
     }
 
     /// Quiescence: a node past the nominal depth is a leaf unless it faces a four, or (down to a
