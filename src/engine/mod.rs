@@ -226,14 +226,13 @@ pub fn think(
 mod tests {
     use super::*;
 
-    fn search_with(board: &Board, memory: &Option<Arc<GameMemory>>) -> Decision {
+    fn search_with(board: &Board, rule: Rule, memory: &Option<Arc<GameMemory>>) -> Decision {
         let config = EngineConfig {
             hash_bytes: 4 << 20,
             max_depth: Some(5),
             memory: memory.clone(),
             ..EngineConfig::default()
         };
-        let rule = Rule::for_board(board.rows(), board.cols());
         think(board, rule, &Deadline::unlimited(), &config).expect("a move to play")
     }
 
@@ -241,15 +240,20 @@ mod tests {
     fn a_kept_table_makes_the_next_search_of_a_known_position_shorter() {
         let (_, rows) = bench_positions::POSITIONS[1];
         let board = Board::from_rows(rows).expect("a bench position");
-        let afresh = search_with(&board, &None);
-        assert_eq!(search_with(&board, &None), afresh, "a search is repeatable");
+        let rule = Rule::for_board(board.rows(), board.cols());
+        let afresh = search_with(&board, rule, &None);
+        assert_eq!(
+            search_with(&board, rule, &None),
+            afresh,
+            "a search is repeatable"
+        );
         let memory = Some(Arc::new(GameMemory::new()));
-        let first = search_with(&board, &memory);
+        let first = search_with(&board, rule, &memory);
         assert_eq!(
             first.nodes, afresh.nodes,
             "an empty kept table is a new table"
         );
-        let second = search_with(&board, &memory);
+        let second = search_with(&board, rule, &memory);
         assert!(
             second.nodes < first.nodes,
             "second search {} nodes, first {}",
@@ -257,25 +261,13 @@ mod tests {
             first.nodes
         );
         // Another rule's keys mean other positions: its search starts afresh.
-        let mut freestyle = Rule::for_board(board.rows(), board.cols());
-        freestyle.overline_wins = true;
-        let config = EngineConfig {
-            hash_bytes: 4 << 20,
-            max_depth: Some(5),
-            memory: memory.clone(),
-            ..EngineConfig::default()
+        let freestyle = Rule {
+            overline_wins: true,
+            ..rule
         };
-        let other = think(&board, freestyle, &Deadline::unlimited(), &config).expect("a move");
-        let other_afresh = think(
-            &board,
-            freestyle,
-            &Deadline::unlimited(),
-            &EngineConfig {
-                memory: None,
-                ..config
-            },
-        )
-        .expect("a move");
-        assert_eq!(other.nodes, other_afresh.nodes);
+        assert_eq!(
+            search_with(&board, freestyle, &memory).nodes,
+            search_with(&board, freestyle, &None).nodes
+        );
     }
 }
