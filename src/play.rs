@@ -4,13 +4,13 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use connect5::board::{Board, Move, Rule, Stone};
 use connect5::engine::{Deadline, EngineConfig, EngineKind, GameMemory};
 use connect5::pool::{SearchFailure, SearchPool};
 use connect5::referee::parse_board;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {

@@ -70,9 +70,18 @@ pub struct GameMemory {
     kept: Mutex<Option<KeptTable>>,
 }
 
+/// What a kept table's keys and size were made for: another rule or board size means other
+/// positions under the same keys, and another size a table the budget no longer grants.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct TableUse {
+    pub rule: Rule,
+    pub rows: usize,
+    pub cols: usize,
+    pub bytes: usize,
+}
+
 struct KeptTable {
-    made_for: (Rule, usize, usize),
-    requested_bytes: usize,
+    made_for: TableUse,
     table: tt::Tt,
 }
 
@@ -81,28 +90,15 @@ impl GameMemory {
         GameMemory::default()
     }
 
-    /// The kept table, if it was made for this rule and board size with this many bytes.
-    pub(crate) fn take(
-        &self,
-        made_for: (Rule, usize, usize),
-        requested_bytes: usize,
-    ) -> Option<tt::Tt> {
+    /// The kept table, if it was made for this use.
+    pub(crate) fn take(&self, made_for: TableUse) -> Option<tt::Tt> {
         let kept = self.kept.lock().ok()?.take()?;
-        (kept.made_for == made_for && kept.requested_bytes == requested_bytes).then_some(kept.table)
+        (kept.made_for == made_for).then_some(kept.table)
     }
 
-    pub(crate) fn keep(
-        &self,
-        made_for: (Rule, usize, usize),
-        requested_bytes: usize,
-        table: tt::Tt,
-    ) {
+    pub(crate) fn keep(&self, made_for: TableUse, table: tt::Tt) {
         if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(KeptTable {
-                made_for,
-                requested_bytes,
-                table,
-            });
+            *kept = Some(KeptTable { made_for, table });
         }
     }
 }

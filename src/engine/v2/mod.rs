@@ -17,7 +17,7 @@ pub mod tuning;
 use super::time::SearchClock;
 use super::tt::Tt;
 use super::types::{is_mate, mate_in, mated_in, Score};
-use super::{Deadline, Decision, EngineConfig};
+use super::{Deadline, Decision, EngineConfig, TableUse};
 use crate::board::{Board, Move, Rule, Stone};
 use movegen::MoveSet;
 use pattern::Class;
@@ -95,24 +95,28 @@ pub fn search(
         let mv = pos.move_of(pos.centre());
         single(mv, 0, 0)
     } else {
-        let made_for = (rule, board.rows(), board.cols());
         // A table kept for the game's next searches is worth its full size; one used once only
         // what the budget's nodes can fill.
-        let bytes = match &config.memory {
-            Some(_) => config.hash_bytes,
-            None => table_bytes(deadline, config.hash_bytes),
+        let made_for = TableUse {
+            rule,
+            rows: board.rows(),
+            cols: board.cols(),
+            bytes: match &config.memory {
+                Some(_) => config.hash_bytes,
+                None => table_bytes(deadline, config.hash_bytes),
+            },
         };
         let mut tt = config
             .memory
             .as_ref()
-            .and_then(|memory| memory.take(made_for, bytes))
-            .unwrap_or_else(|| Tt::new(bytes));
+            .and_then(|memory| memory.take(made_for))
+            .unwrap_or_else(|| Tt::new(made_for.bytes));
         tt.next_search();
         let mut searcher = Searcher::new(pos, tt);
         let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
         let decision = think(&mut searcher, &mut clock, side, config.max_depth);
         if let Some(memory) = &config.memory {
-            memory.keep(made_for, bytes, searcher.into_table());
+            memory.keep(made_for, searcher.into_table());
         }
         decision
     };

@@ -17,7 +17,6 @@ use crate::engine::types::{
 use crate::engine::zobrist::WHITE_TO_MOVE;
 
 pub const MAX_PLY: usize = 128;
-
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 pub const CHECK_EVERY: u64 = 256;
 /// Plies a leaf facing an open three is searched beyond the nominal depth.
