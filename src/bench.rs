@@ -28,6 +28,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         hash_bytes: args.hash.saturating_mul(1 << 20),
         max_depth: Some(args.depth),
         memory: None,
+        progress: None,
     };
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;

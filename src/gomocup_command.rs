@@ -44,6 +44,7 @@ impl GomocupArgs {
                 max_depth: None,
                 // A brain plays one game at a time: its table is kept from move to move.
                 memory: Some(Arc::new(GameMemory::new())),
+                progress: None,
             },
             messages: !self.no_messages,
             default_turn: Duration::from_millis(self.timeout_turn),

@@ -4,6 +4,8 @@
 pub mod board;
 pub mod engine;
 pub mod gomocup;
+pub mod http;
+pub mod metrics;
 pub mod morpion;
 pub mod pool;
 pub mod protocol;

@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
 use connect5::engine::{EngineConfig, EngineKind};
+use connect5::http::HttpConfig;
 use connect5::server::{self, ServerConfig};
 use connect5::session::{self, SessionConfig, Shared};
 
@@ -105,6 +106,13 @@ struct ServeArgs {
     /// loopback clients may).
     #[arg(long)]
     remote_shutdown: bool,
+    /// Also serve the HTTP API and the web board on this address (docs/http.md), for example
+    /// 127.0.0.1:8080.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Serve HTTP only, not the line protocol.
+    #[arg(long, requires = "http", conflicts_with = "port")]
+    no_line: bool,
     #[command(flatten)]
     player: PlayerArgs,
 }
@@ -126,6 +134,7 @@ impl PlayerArgs {
                 hash_bytes: self.hash.max(1) << 20,
                 max_depth: None,
                 memory: None,
+                progress: None,
             },
             overline_wins: self.overline_wins,
             max_budget: Duration::from_millis(self.max_budget),
@@ -195,22 +204,63 @@ fn serve(args: ServeArgs) -> ExitCode {
         Some(Duration::from_secs(args.idle_timeout)),
         Some(Duration::from_secs(args.request_timeout)),
     ));
+    let config = ServerConfig {
+        max_connections: args.max_connections,
+        max_connections_per_ip: args
+            .max_connections_per_ip
+            .unwrap_or(args.max_connections - args.max_connections / 4),
+        remote_shutdown: args.remote_shutdown,
+    };
+    let http_config = HttpConfig {
+        max_connections: args.max_connections,
+        header_timeout: Duration::from_secs(args.request_timeout),
+    };
     let result = runtime().and_then(|rt| {
         rt.block_on(async {
             let stop = CancellationToken::new();
             stop_on_signals(stop.clone());
-            let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
-                std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
-            })?;
-            tracing::info!("listening on {}", listener.local_addr()?);
-            let config = ServerConfig {
-                max_connections: args.max_connections,
-                max_connections_per_ip: args
-                    .max_connections_per_ip
-                    .unwrap_or(args.max_connections - args.max_connections / 4),
-                remote_shutdown: args.remote_shutdown,
+            let line = match args.no_line {
+                true => None,
+                false => Some(bind(address).await?),
             };
-            server::serve(listener, shared, config, stop).await
+            let http = match args.http {
+                Some(http_address) => Some(bind(http_address).await?),
+                None => None,
+            };
+            if let Some(listener) = &line {
+                tracing::info!("listening on {}", listener.local_addr()?);
+            }
+            if let Some(listener) = &http {
+                tracing::info!(
+                    "serving HTTP on http://{}/ (web board, API: docs/http.md)",
+                    listener.local_addr()?
+                );
+            }
+            let line_server = async {
+                match line {
+                    Some(listener) => {
+                        server::serve(listener, Arc::clone(&shared), config, stop.clone()).await
+                    }
+                    None => Ok(()),
+                }
+            };
+            let http_server = async {
+                match http {
+                    Some(listener) => {
+                        connect5::http::serve(
+                            listener,
+                            Arc::clone(&shared),
+                            http_config,
+                            stop.clone(),
+                        )
+                        .await
+                    }
+                    None => Ok(()),
+                }
+            };
+            tokio::try_join!(line_server, http_server)?;
+            tracing::info!("stopped: {}", shared.metrics);
+            Ok(())
         })
     });
     match result {
@@ -220,6 +270,12 @@ fn serve(args: ServeArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+async fn bind(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}")))
 }
 
 fn stdio(args: PlayerArgs) -> ExitCode {

@@ -208,6 +208,7 @@ fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String>
         max_depth: args.depth,
         // One game: the table is kept from one engine move to the next.
         memory: Some(Arc::new(GameMemory::new())),
+        progress: None,
     };
     let board = Board::new(rows, cols).map_err(|e| e.to_string())?;
     Ok((board, rule, config))

@@ -78,6 +78,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             hash_bytes: args.hash.saturating_mul(1 << 20),
             max_depth: None,
             memory: None,
+            progress: None,
         },
     };
     let mut tally = LossTally::default();

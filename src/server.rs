@@ -12,6 +12,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::metrics::Front;
 use crate::session::{self, SessionEnd, Shared};
 
 #[derive(Clone, Debug)]
@@ -127,7 +128,6 @@ pub async fn serve(
     tracing::info!("stopping: no new connections; finishing requests in flight");
     drop(listener);
     while sessions.join_next().await.is_some() {}
-    tracing::info!("stopped: {}", shared.record);
     Ok(())
 }
 
@@ -147,6 +147,7 @@ async fn connection(
 ) {
     let _ = stream.set_nodelay(true);
     tracing::debug!(%peer, "connected");
+    let open = shared.metrics.connection(Front::Line);
     let (read, write) = stream.into_split();
     let may_shutdown = remote_shutdown || peer.ip().is_loopback();
     let end = session::run(
@@ -158,7 +159,7 @@ async fn connection(
     )
     .await;
     // The places are given back before the end is logged: whoever reads the log may reconnect.
-    drop(places);
+    drop((places, open));
     match end {
         Ok(SessionEnd::Shutdown) => {
             tracing::info!(%peer, "shutdown requested");

@@ -1,8 +1,9 @@
 //! One protocol session over any byte stream: banner, READY, then decode, think, reply until the
 //! session ends. Stdio mode and every TCP connection run this same code.
 
+use std::future::Future;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,8 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::board::Move;
-use crate::engine::{self, Deadline, EngineConfig};
+use crate::engine::{self, Deadline, Decision, EngineConfig, NoMove, ProgressSink};
+use crate::metrics::{Front, Metrics, Outcome, SearchGauges};
 use crate::pool::{SearchFailure, SearchJob, SearchOutcome, SearchPool, Slot};
 use crate::protocol::{Decoder, Event, Input, Request, MAX_LINE_BYTES};
 
@@ -68,39 +70,9 @@ pub struct Shared {
     pub pool: Arc<SearchPool>,
     /// Requests being answered right now (searching or waiting for a slot).
     requests_in_flight: AtomicUsize,
-    /// The server's own record of its replies, from each request's last line to its reply.
-    pub record: ReplyRecord,
-}
-
-/// Replies written, how many after their budget, and the slowest, as the server measured them.
-#[derive(Debug, Default)]
-pub struct ReplyRecord {
-    replies: AtomicU64,
-    late: AtomicU64,
-    slowest_us: AtomicU64,
-}
-
-impl ReplyRecord {
-    fn add(&self, elapsed: Duration, late: bool) {
-        self.replies.fetch_add(1, Ordering::Relaxed);
-        if late {
-            self.late.fetch_add(1, Ordering::Relaxed);
-        }
-        self.slowest_us
-            .fetch_max(elapsed.as_micros() as u64, Ordering::Relaxed);
-    }
-}
-
-impl std::fmt::Display for ReplyRecord {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} replies, {} after their budget, the slowest {:.1} ms after its request",
-            self.replies.load(Ordering::Relaxed),
-            self.late.load(Ordering::Relaxed),
-            self.slowest_us.load(Ordering::Relaxed) as f64 / 1000.0
-        )
-    }
+    /// The server's own record of its replies (from each request's last line to its reply) and
+    /// connections, for `GET /metrics` and the log.
+    pub metrics: Metrics,
 }
 
 impl Shared {
@@ -124,8 +96,34 @@ impl Shared {
             config,
             pool: Arc::new(pool),
             requests_in_flight: AtomicUsize::new(0),
-            record: ReplyRecord::default(),
+            metrics: Metrics::default(),
         })
+    }
+
+    /// The search pool's gauges for the metrics.
+    pub fn search_gauges(&self) -> SearchGauges {
+        let running = self.pool.searches_running();
+        SearchGauges {
+            running,
+            waiting: self
+                .requests_in_flight
+                .load(Ordering::Acquire)
+                .saturating_sub(running),
+            slots: self.pool.slot_count(),
+        }
+    }
+
+    /// Clips a request's budget to the server's maximum: no request holds a slot for hours.
+    pub fn clip_budget(&self, request: &mut Request) {
+        let max_budget = self.config.max_budget;
+        if request.budget > max_budget {
+            tracing::info!(
+                asked = ?request.budget,
+                allowed = ?max_budget,
+                "budget clipped to the server's maximum"
+            );
+            request.budget = max_budget;
+        }
     }
 }
 
@@ -450,27 +448,22 @@ where
     /// Answers a request within its budget (clipped to the server's maximum) and records how long
     /// the reply took.
     async fn answer_request(&mut self, mut request: Request, received: Instant) {
-        let max_budget = self.shared.config.max_budget;
-        if request.budget > max_budget {
-            tracing::info!(
-                asked = ?request.budget,
-                allowed = ?max_budget,
-                "budget clipped to the server's maximum"
-            );
-            request.budget = max_budget;
-        }
+        self.shared.clip_budget(&mut request);
         let budget = request.budget;
-        let line = answer(
+        let answered = answer(
             request,
             received,
             &self.shared,
             &self.stop,
-            &mut self.reader,
+            client_gone(&mut self.reader),
+            None,
         )
         .await;
-        self.reply(&line).await;
+        self.reply(&answered.line()).await;
         let elapsed = received.elapsed();
-        self.shared.record.add(elapsed, elapsed > budget);
+        self.shared
+            .metrics
+            .reply(Front::Line, answered.outcome(), elapsed, elapsed > budget);
         // Below the watchdog's floor a reply cannot be on time; that is no news.
         if elapsed > budget.max(WATCHDOG_FLOOR) {
             tracing::warn!(?elapsed, ?budget, "reply written after its budget");
@@ -525,30 +518,66 @@ fn watchdog_delay(budget: Duration) -> Duration {
 /// The least time the watchdog gives a search.
 const WATCHDOG_FLOOR: Duration = Duration::from_millis(10);
 
+/// How a move request was answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A move no search can improve on (a win in one, the block of a five, the last cell).
+    Certain(Move),
+    /// The search's decision.
+    Searched(Decision),
+    /// The instant move: no search slot freed in time, the search overran, failed or was
+    /// abandoned (the client left, the process stops).
+    Instant(Move),
+    /// The position has no move.
+    NoMove(NoMove),
+}
+
+impl Answer {
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Answer::Certain(_) => Outcome::Certain,
+            Answer::Searched(_) => Outcome::Searched,
+            Answer::Instant(_) => Outcome::Instant,
+            Answer::NoMove(_) => Outcome::Error,
+        }
+    }
+
+    /// The line protocol's reply: `row col`, or the error of a position with no move.
+    pub fn line(&self) -> String {
+        match self {
+            Answer::Certain(mv) | Answer::Instant(mv) => mv.to_string(),
+            Answer::Searched(decision) => decision.mv.to_string(),
+            Answer::NoMove(no_move) => format!("ERROR {no_move}"),
+        }
+    }
+}
+
 /// Answers a request: a certain move at once; otherwise a search on a slot of the pool, with the
 /// instant move (a win, a forced block, else the best-ordered move: microseconds) as the fallback.
+/// Every front end's move requests come here (the line protocol's sessions, the HTTP API).
 ///
-/// The search keeps its own deadline; the session keeps a second one, the watchdog. Should no
+/// The search keeps its own deadline; this function keeps a second one, the watchdog. Should no
 /// search slot free up in time, the search still be running when the budget is nearly spent, the
-/// process be stopping or the client leave, the session answers the instant move and raises the
-/// search's stop flag (the thread stops at its next clock check and frees its slot).
-async fn answer<R: AsyncBufRead + Unpin>(
+/// process be stopping or `client_gone` resolve, it answers the instant move and raises the
+/// search's stop flag (the thread stops at its next clock check and frees its slot). Dropping
+/// the future raises the flag too (an HTTP client that leaves).
+pub async fn answer(
     request: Request,
     received: Instant,
     shared: &Arc<Shared>,
     stop: &CancellationToken,
-    reader: &mut R,
-) -> String {
+    client_gone: impl Future<Output = ()>,
+    progress: Option<ProgressSink>,
+) -> Answer {
     // A certain answer (a win in one, the block of a five, the last cell) waits for no slot.
     match engine::certain_move(&request.board, request.rule) {
-        Ok(Some(mv)) => return mv.to_string(),
+        Ok(Some(mv)) => return Answer::Certain(mv),
         Ok(None) => {}
-        // The decoder has already checked the position; this is a guard, not a path.
-        Err(no_move) => return format!("ERROR {no_move}"),
+        Err(no_move) => return Answer::NoMove(no_move),
     }
     let instant = match engine::instant_move(&request.board, request.rule) {
         Ok(mv) => mv,
-        Err(no_move) => return format!("ERROR {no_move}"),
+        Err(no_move) => return Answer::NoMove(no_move),
     };
     let _in_flight = InFlight::enter(&shared.requests_in_flight);
     let watch = Watch {
@@ -556,7 +585,6 @@ async fn answer<R: AsyncBufRead + Unpin>(
         instant,
         watchdog: tokio::time::Instant::from_std(received + watchdog_delay(request.budget)),
     };
-    let client_gone = client_gone(reader);
     tokio::pin!(client_gone);
     // A stop lets the request's search go on for the grace period, not for the whole of a budget
     // that may be hours long.
@@ -572,13 +600,13 @@ async fn answer<R: AsyncBufRead + Unpin>(
     };
     let Ok(slot) = slot else {
         tracing::warn!(board = %watch.size, "no search slot in time; answering the instant move");
-        return watch.instant.to_string();
+        return Answer::Instant(watch.instant);
     };
-    let (searched, abandoned) = match start_search(request, received, shared, slot) {
+    let (searched, abandoned) = match start_search(request, received, shared, slot, progress) {
         Ok(started) => started,
         Err(failure) => {
             tracing::error!(%failure, "answering the instant move");
-            return watch.instant.to_string();
+            return Answer::Instant(watch.instant);
         }
     };
     let searched = tokio::select! {
@@ -595,18 +623,18 @@ async fn answer<R: AsyncBufRead + Unpin>(
     let Ok(searched) = searched else {
         abandoned.raise(false);
         tracing::warn!(board = %watch.size, "search overran its deadline; answering the instant move");
-        return watch.instant.to_string();
+        return Answer::Instant(watch.instant);
     };
-    reply_line(searched, &watch, received)
+    searched_answer(searched, &watch, received)
 }
 
-/// The reply to a request whose search answered: its move, or the instant move when the search
-/// failed (the referee is still owed a legal move), or the error of a position with no move.
-fn reply_line(
+/// The answer to a request whose search answered: its decision, or the instant move when the
+/// search failed (the client is still owed a legal move), or the position's lack of a move.
+fn searched_answer(
     searched: Result<SearchOutcome, oneshot::error::RecvError>,
     watch: &Watch,
     received: Instant,
-) -> String {
+) -> Answer {
     match searched {
         Ok(Ok(decision)) => {
             tracing::debug!(
@@ -618,16 +646,16 @@ fn reply_line(
                 ms = received.elapsed().as_millis() as u64,
                 "answered"
             );
-            decision.mv.to_string()
+            Answer::Searched(decision)
         }
-        Ok(Err(SearchFailure::NoMove(no_move))) => format!("ERROR {no_move}"),
+        Ok(Err(SearchFailure::NoMove(no_move))) => Answer::NoMove(no_move),
         Ok(Err(failure)) => {
             tracing::error!(board = %watch.size, %failure, "answering the instant move");
-            watch.instant.to_string()
+            Answer::Instant(watch.instant)
         }
         Err(_) => {
             tracing::error!(board = %watch.size, "the search thread ended without an answer");
-            watch.instant.to_string()
+            Answer::Instant(watch.instant)
         }
     }
 }
@@ -641,9 +669,9 @@ struct Watch {
 }
 
 impl Watch {
-    fn fallback(&self, why: &str) -> String {
+    fn fallback(&self, why: &str) -> Answer {
         tracing::info!(board = %self.size, "{why}");
-        self.instant.to_string()
+        Answer::Instant(self.instant)
     }
 }
 
@@ -654,6 +682,7 @@ fn start_search(
     received: Instant,
     shared: &Arc<Shared>,
     slot: Slot,
+    progress: Option<ProgressSink>,
 ) -> Result<(oneshot::Receiver<SearchOutcome>, Abandon), SearchFailure> {
     let now = Instant::now();
     let left = (received + request.budget).saturating_duration_since(now);
@@ -667,7 +696,10 @@ fn start_search(
         rule: request.rule,
         deadline: Deadline::for_budget(now, share, shared.pool.searches_running())
             .with_stop(Arc::clone(&abandon.flag)),
-        config: shared.config.engine.clone(),
+        config: EngineConfig {
+            progress,
+            ..shared.config.engine.clone()
+        },
     };
     let (decision_tx, decision_rx) = oneshot::channel();
     let client_left_at = Arc::clone(&abandon.client_left_at);
@@ -690,6 +722,13 @@ struct Abandon {
     flag: Arc<AtomicBool>,
     /// When the client left, so the search can log how long it took to stop.
     client_left_at: Arc<std::sync::Mutex<Option<Instant>>>,
+}
+
+/// An answer no longer awaited (its future dropped) stops its search.
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Abandon {

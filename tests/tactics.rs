@@ -166,6 +166,7 @@ fn engine_move(board: &Board, rule: Rule, depth: u32) -> Decision {
         hash_bytes: 8 << 20,
         max_depth: Some(depth),
         memory: None,
+        progress: None,
     };
     think(board, rule, &Deadline::unlimited(), &config).expect("position has a move")
 }

@@ -48,6 +48,9 @@ pub struct EngineConfig {
     /// Where the searches of one game keep their table from move to move (`None`: every search
     /// starts afresh, as a Connect5 request must).
     pub memory: Option<Arc<GameMemory>>,
+    /// Told of every completed iteration (an analysis front end streams them); `None` for a
+    /// search whose caller only wants its decision.
+    pub progress: Option<ProgressSink>,
 }
 
 impl Default for EngineConfig {
@@ -57,7 +60,43 @@ impl Default for EngineConfig {
             hash_bytes: DEFAULT_HASH_BYTES,
             max_depth: None,
             memory: None,
+            progress: None,
         }
+    }
+}
+
+/// Where a search stands after a completed iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The iteration's depth (plies).
+    pub depth: u32,
+    /// From the side to move's point of view, as [`Decision::score`].
+    pub score: Score,
+    pub mv: Move,
+    pub pv: Vec<Move>,
+    /// Nodes searched since the search began.
+    pub nodes: u64,
+    /// Time since the search's deadline started.
+    pub elapsed: std::time::Duration,
+}
+
+/// A receiver of [`Progress`], called on the search's thread: it must return quickly.
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl ProgressSink {
+    pub fn new(report: impl Fn(&Progress) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Arc::new(report))
+    }
+
+    pub(crate) fn report(&self, progress: &Progress) {
+        (self.0)(progress)
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
     }
 }
 
@@ -174,6 +213,7 @@ pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
         hash_bytes: 0,
         max_depth: Some(1),
         memory: None,
+        progress: None,
     };
     Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
 }

@@ -14,7 +14,7 @@ use super::time::SearchClock;
 use super::tt::Tt;
 use super::types::{mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD};
 use super::zobrist::zobrist;
-use super::{Deadline, Decision, EngineConfig};
+use super::{Deadline, Decision, EngineConfig, Progress};
 use crate::board::{Board, Move, Rule, Stone, DIRECTIONS};
 
 const EMPTY: u8 = 0;
@@ -484,7 +484,18 @@ pub fn search(
             let improved = (mv != choice.mv && score > choice.score).then_some((mv, score));
             return Iteration::CutShort { improved };
         }
-        line = Some((mv, searcher.principal_variation(mv, colour)));
+        let pv = searcher.principal_variation(mv, colour);
+        if let Some(sink) = &config.progress {
+            sink.report(&Progress {
+                depth,
+                score,
+                mv: searcher.to_move(mv),
+                pv: pv.clone(),
+                nodes: searcher.clock.nodes(),
+                elapsed: deadline.elapsed(),
+            });
+        }
+        line = Some((mv, pv));
         Iteration::Complete { mv, score }
     });
     let pv = match line {

@@ -114,7 +114,7 @@ pub fn search(
         tt.next_search();
         let mut searcher = Searcher::new(pos, tt);
         let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
-        let decision = think(&mut searcher, &mut clock, side, config.max_depth);
+        let decision = think(&mut searcher, &mut clock, side, config);
         if let Some(memory) = &config.memory {
             memory.keep(made_for, searcher.into_table());
         }
@@ -157,7 +157,7 @@ fn think(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
-    max_depth: Option<u32>,
+    config: &EngineConfig,
 ) -> Decision {
     let decide = |s: &Searcher, nodes: u64, cell: usize, score: Score, depth: u32| Decision {
         mv: s.pos.move_of(cell),
@@ -195,7 +195,8 @@ fn think(
         &mut main,
         me,
         &mut root,
-        max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1),
+        config.max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1),
+        config.progress.as_ref(),
     );
     clock.rejoin(main);
     if is_mate(result.score) || clock.stopped() {

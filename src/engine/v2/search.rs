@@ -15,6 +15,7 @@ use crate::engine::types::{
     mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE, WIN_THRESHOLD,
 };
 use crate::engine::zobrist::WHITE_TO_MOVE;
+use crate::engine::{Progress, ProgressSink};
 
 pub const MAX_PLY: usize = 128;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
@@ -371,6 +372,7 @@ impl Searcher {
         me: Stone,
         root: &mut Vec<(usize, i32)>,
         max_depth: u32,
+        progress: Option<&ProgressSink>,
     ) -> RootResult {
         let start = Choice {
             mv: root[0].0,
@@ -390,6 +392,18 @@ impl Searcher {
             }
             let best = root.remove(best_index.unwrap_or(0));
             root.insert(0, best);
+            if let Some(sink) = progress {
+                let line = self.principal_variation(me, best.0, depth as usize);
+                let mv = self.pos.move_of(best.0);
+                sink.report(&Progress {
+                    depth,
+                    score,
+                    mv,
+                    pv: line.into_iter().map(|c| self.pos.move_of(c)).collect(),
+                    nodes: clock.nodes(),
+                    elapsed: deadline.elapsed(),
+                });
+            }
             Iteration::Complete {
                 mv: root[0].0,
                 score,
