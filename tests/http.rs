@@ -386,7 +386,13 @@ fn every_wrong_request_gets_its_error_kind_and_the_line_protocols_message() {
         ),
         ("/v2/move", "{}", 404, "not-found"),
     ];
+    let spec = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.yaml"))
+        .expect("docs/openapi.yaml");
     for &(path, body, status, kind) in cases {
+        assert!(
+            spec.contains(kind),
+            "docs/openapi.yaml does not list {kind}"
+        );
         let response = server.post(path, body);
         assert_eq!(
             (response.status, response.error_kind().as_str()),
