@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use connect5::engine::{EngineConfig, EngineKind};
 use connect5::http::HttpConfig;
-use connect5::server::{self, ServerConfig};
+use connect5::server::{self, ServerConfig, ShutdownFrom};
 use connect5::session::{self, SessionConfig, Shared};
 
 #[derive(Parser, Debug)]
@@ -104,8 +104,12 @@ struct ServeArgs {
     request_timeout: u64,
     /// Let clients that are not on this machine stop the server with `shutdown` (by default only
     /// loopback clients may).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_shutdown_command")]
     remote_shutdown: bool,
+    /// Refuse `shutdown` from every client: the server stops on SIGTERM or SIGINT only (for
+    /// replicas behind a load balancer, where every client arrives from the balancer).
+    #[arg(long)]
+    no_shutdown_command: bool,
     /// Also serve the HTTP API and the web board on this address (docs/http.md), for example
     /// 127.0.0.1:8080.
     #[arg(long, value_name = "ADDR")]
@@ -209,7 +213,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         max_connections_per_ip: args
             .max_connections_per_ip
             .unwrap_or(args.max_connections - args.max_connections / 4),
-        remote_shutdown: args.remote_shutdown,
+        shutdown_from: if args.no_shutdown_command {
+            ShutdownFrom::Nobody
+        } else if args.remote_shutdown {
+            ShutdownFrom::Anywhere
+        } else {
+            ShutdownFrom::Loopback
+        },
     };
     let http_config = HttpConfig {
         max_connections: args.max_connections,
@@ -292,7 +302,14 @@ fn stdio(args: PlayerArgs) -> ExitCode {
         stop_on_signals(stop.clone());
         let reader = tokio::io::BufReader::new(tokio::io::stdin());
         // The referee that spawned the player owns it: its `shutdown` ends the session.
-        session::run(reader, tokio::io::stdout(), shared, stop, true).await
+        session::run(
+            reader,
+            tokio::io::stdout(),
+            shared,
+            stop,
+            session::ShutdownRight::Granted,
+        )
+        .await
     });
     // Exit with the runtime still alive: dropping it would wait for its stdin reader, which may
     // be blocked in read(2) for as long as the referee keeps the pipe open.

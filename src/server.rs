@@ -13,15 +13,26 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::metrics::Front;
-use crate::session::{self, SessionEnd, Shared};
+use crate::session::{self, SessionEnd, Shared, ShutdownRight};
+
+/// Which clients' `shutdown` stops the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShutdownFrom {
+    /// Clients on this machine (the default: a course's referee beside the server).
+    Loopback,
+    Anywhere,
+    /// No client: the process stops on a signal only (replicas behind a load balancer, whose
+    /// clients all arrive from the balancer's address).
+    Nobody,
+}
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub max_connections: usize,
     /// Connections one address may hold at once, so that one host cannot take every slot.
     pub max_connections_per_ip: usize,
-    /// Whether clients other than loopback ones may stop the server with `shutdown`.
-    pub remote_shutdown: bool,
+    /// Which clients may stop the server with `shutdown`.
+    pub shutdown_from: ShutdownFrom,
 }
 
 /// Connections open per client address.
@@ -115,13 +126,13 @@ pub async fn serve(
         };
         let shared = Arc::clone(&shared);
         let stop = stop.clone();
-        let remote_shutdown = config.remote_shutdown;
+        let shutdown_from = config.shutdown_from;
         sessions.spawn(connection(
             stream,
             peer,
             shared,
             stop,
-            remote_shutdown,
+            shutdown_from,
             (permit, address_slot),
         ));
     }
@@ -142,22 +153,20 @@ async fn connection(
     peer: SocketAddr,
     shared: Arc<Shared>,
     stop: CancellationToken,
-    remote_shutdown: bool,
+    shutdown_from: ShutdownFrom,
     places: (OwnedSemaphorePermit, AddressSlot),
 ) {
     let _ = stream.set_nodelay(true);
     tracing::debug!(%peer, "connected");
     let open = shared.metrics.connection(Front::Line);
     let (read, write) = stream.into_split();
-    let may_shutdown = remote_shutdown || peer.ip().is_loopback();
-    let end = session::run(
-        BufReader::new(read),
-        write,
-        shared,
-        stop.clone(),
-        may_shutdown,
-    )
-    .await;
+    let shutdown = match shutdown_from {
+        ShutdownFrom::Anywhere => ShutdownRight::Granted,
+        ShutdownFrom::Loopback if peer.ip().is_loopback() => ShutdownRight::Granted,
+        ShutdownFrom::Loopback => ShutdownRight::NotLoopback,
+        ShutdownFrom::Nobody => ShutdownRight::Disabled,
+    };
+    let end = session::run(BufReader::new(read), write, shared, stop.clone(), shutdown).await;
     // The places are given back before the end is logged: whoever reads the log may reconnect.
     drop((places, open));
     match end {

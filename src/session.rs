@@ -265,15 +265,43 @@ impl<W: AsyncWrite + Unpin> Replies<W> {
     }
 }
 
+/// Whether a session's `shutdown` stops the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShutdownRight {
+    Granted,
+    /// Refused: the client is not on this machine and the server does not take remote shutdowns.
+    NotLoopback,
+    /// Refused: the server takes no `shutdown` from any client (replicas behind a load balancer,
+    /// which only their orchestrator stops).
+    Disabled,
+}
+
+impl ShutdownRight {
+    /// The refusal's error line, if refused.
+    fn refusal(self) -> Option<&'static str> {
+        match self {
+            ShutdownRight::Granted => None,
+            ShutdownRight::NotLoopback => Some(
+                "ERROR shutdown refused: only a client on this machine (loopback) may stop the \
+                 server, unless it runs with --remote-shutdown",
+            ),
+            ShutdownRight::Disabled => Some(
+                "ERROR shutdown refused: this server runs with --no-shutdown-command; it stops \
+                 on a signal only",
+            ),
+        }
+    }
+}
+
 /// Runs one session to its end. `stop` ends it between requests (never in the middle of
-/// answering one). `may_shutdown`: whether this client's `shutdown` stops the process (else it is
+/// answering one). `shutdown`: whether this client's `shutdown` stops the process (else it is
 /// refused with an error line and the session goes on).
 pub async fn run<R, W>(
     reader: R,
     writer: W,
     shared: Arc<Shared>,
     stop: CancellationToken,
-    may_shutdown: bool,
+    shutdown: ShutdownRight,
 ) -> io::Result<SessionEnd>
 where
     R: AsyncBufRead + Unpin,
@@ -288,7 +316,7 @@ where
         },
         shared,
         stop,
-        may_shutdown,
+        shutdown,
         lines: LineReader::default(),
         grace_end: None,
         last_reply: tokio::time::Instant::now(),
@@ -325,7 +353,7 @@ struct Handler<R, W> {
     out: Replies<W>,
     shared: Arc<Shared>,
     stop: CancellationToken,
-    may_shutdown: bool,
+    shutdown: ShutdownRight,
     decoder: Decoder,
     lines: LineReader,
     /// When a request partly read at a stop must have arrived.
@@ -418,16 +446,14 @@ where
         }
         match event? {
             Event::End => Some(SessionEnd::Ended),
-            Event::Shutdown if self.may_shutdown => Some(SessionEnd::Shutdown),
-            Event::Shutdown => {
-                tracing::warn!("shutdown refused: the client is not on this machine");
-                self.reply(
-                    "ERROR shutdown refused: only a client on this machine (loopback) may stop \
-                     the server, unless it runs with --remote-shutdown",
-                )
-                .await;
-                None
-            }
+            Event::Shutdown => match self.shutdown.refusal() {
+                None => Some(SessionEnd::Shutdown),
+                Some(refusal) => {
+                    tracing::warn!(right = ?self.shutdown, "shutdown refused");
+                    self.reply(refusal).await;
+                    None
+                }
+            },
             Event::Error(error) => {
                 tracing::info!(%error, "bad request");
                 self.reply(&format!("ERROR {error}")).await;

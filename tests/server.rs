@@ -651,3 +651,20 @@ fn shutdown_is_refused_to_remote_clients_unless_allowed() {
     remote.send("shutdown\n");
     assert!(allowed.wait_exit().success());
 }
+
+#[test]
+fn a_server_without_the_shutdown_command_refuses_it_to_every_client_and_stops_on_a_signal() {
+    let mut server = Server::start(&["--no-shutdown-command"]);
+    let mut local = server.session();
+    local.send("shutdown\n");
+    let line = local.line();
+    assert!(
+        line.starts_with("ERROR shutdown refused") && line.contains("--no-shutdown-command"),
+        "{line:?}"
+    );
+    let (good, answer) = good_request(4);
+    assert_eq!(local.ask(&good).0, answer.to_string());
+    assert!(server.running());
+    server.signal("TERM");
+    assert!(server.wait_exit().success());
+}

@@ -110,7 +110,11 @@ impl Client {
             session_output,
             shared,
             stop.clone(),
-            may_shutdown,
+            if may_shutdown {
+                session::ShutdownRight::Granted
+            } else {
+                session::ShutdownRight::NotLoopback
+            },
         ));
         Client {
             input: Some(input),

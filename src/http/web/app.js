@@ -944,8 +944,9 @@ function loadRecord(record) {
   g.resigned = null;
   el.rows.value = String(record.rows);
   el.cols.value = String(record.cols);
+  // In play mode you take the side to move of the loaded position.
   const side = sideToMove(gridAt(g, g.ply));
-  if (side !== null) {
+  if (side !== null && state.mode === "play") {
     g.human = side;
     el.colour.value = STONE_NAMES[side];
   }
@@ -1385,7 +1386,7 @@ function morpionNotesText() {
   const played = cellName(Math.floor(notes.cell / 3), notes.cell % 3, 3);
   if (notes.beads !== null) {
     const total = notes.beads.reduce((sum, n) => sum + (n === null ? 0 : n), 0);
-    parts.push(`${agentName(notes.agent)}'s box held ${total} beads: ${listed(notes.beads, String)}; it drew ${played}.`);
+    parts.push(`${agentName(notes.agent)}'s box held ${total} ${total === 1 ? "bead" : "beads"}: ${listed(notes.beads, String)}; it drew ${played}.`);
   }
   if (notes.values !== null) {
     parts.push(`Values (+1 win, 0 draw, −1 loss for the agent): ${listed(notes.values, (v) => (v > 0 ? `+${v}` : v < 0 ? `−${-v}` : "0"))}; it played ${played}.`);
