@@ -659,3 +659,20 @@ fn a_shutdown_lets_an_http_move_in_flight_finish_then_stops_both_front_ends() {
     assert!(status.success(), "{status:?}");
     assert!(TcpStream::connect(http).is_err(), "HTTP still accepts");
 }
+
+#[test]
+fn a_body_that_does_not_arrive_in_time_is_refused_and_the_server_goes_on() {
+    let server = HttpServer::start(&["--request-timeout", "1"]);
+    let mut stream = TcpStream::connect(server.http).expect("connect");
+    stream
+        .set_read_timeout(Some(READ_LIMIT))
+        .expect("a read time-out");
+    stream
+        .write_all(b"POST /v1/move HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rows\":")
+        .expect("send part of a request");
+    let mut reader = BufReader::new(stream);
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 408);
+    let response = server.post("/v1/move", &format!(r#"{{{OPENING}, "time_ms": 50}}"#));
+    assert_eq!(response.status, 200, "{}", response.text());
+}

@@ -41,6 +41,8 @@ pub enum ApiError {
     BadGrid(String),
     BadAgent(String),
     BodyTooLarge,
+    /// The body did not arrive in full within this.
+    BodyTimeout(std::time::Duration),
     NotFound,
     MethodNotAllowed,
     /// The server already serves as many HTTP connections as it may.
@@ -56,6 +58,7 @@ impl ApiError {
             ApiError::BadGrid(_) => "bad-grid",
             ApiError::BadAgent(_) => "bad-agent",
             ApiError::BodyTooLarge => "body-too-large",
+            ApiError::BodyTimeout(_) => "timeout",
             ApiError::NotFound => "not-found",
             ApiError::MethodNotAllowed => "method-not-allowed",
             ApiError::Busy => "busy",
@@ -65,6 +68,7 @@ impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
             ApiError::BodyTooLarge => 413,
+            ApiError::BodyTimeout(_) => 408,
             ApiError::NotFound => 404,
             ApiError::MethodNotAllowed => 405,
             ApiError::Busy => 503,
@@ -83,6 +87,10 @@ impl ApiError {
             ApiError::BodyTooLarge => format!(
                 "body-too-large: a request body may hold at most {} bytes",
                 super::MAX_BODY_BYTES
+            ),
+            ApiError::BodyTimeout(limit) => format!(
+                "timeout: the request's body did not arrive in full within {} s",
+                limit.as_secs()
             ),
             ApiError::NotFound => "not-found: no such endpoint (see docs/http.md)".to_string(),
             ApiError::MethodNotAllowed => {

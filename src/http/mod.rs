@@ -11,8 +11,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request as HttpRequest, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{MatchedPath, Request as HttpRequest, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -45,7 +45,8 @@ const STREAM_KEEP_ALIVE: Duration = Duration::from_millis(500);
 pub struct HttpConfig {
     /// Connections served at once; further ones get a 503 and are closed.
     pub max_connections: usize,
-    /// A request's headers must arrive within this.
+    /// A request's headers must arrive within this, and then its body within this again; an
+    /// idle connection is closed after it.
     pub header_timeout: Duration,
 }
 
@@ -54,15 +55,18 @@ struct App {
     shared: Arc<Shared>,
     stop: CancellationToken,
     lab: Arc<morpion::Lab>,
+    /// A request's body must arrive within this, as its headers must.
+    body_timeout: Duration,
 }
 
 /// The API's routes over `shared`; `stop` is the process's stop (a stopping server reports it
 /// on `/healthz` and lets searches in flight finish within its grace).
-pub fn router(shared: Arc<Shared>, stop: CancellationToken) -> Router {
+pub fn router(shared: Arc<Shared>, stop: CancellationToken, body_timeout: Duration) -> Router {
     let app = App {
         shared,
         stop,
         lab: Arc::new(morpion::Lab::default()),
+        body_timeout,
     };
     Router::new()
         .route("/", get(page::index))
@@ -75,7 +79,6 @@ pub fn router(shared: Arc<Shared>, stop: CancellationToken) -> Router {
         .route("/metrics", get(metrics))
         .fallback(|| async { error_response(&ApiError::NotFound) })
         .method_not_allowed_fallback(|| async { error_response(&ApiError::MethodNotAllowed) })
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(app.clone(), count_responses))
         .with_state(app)
 }
@@ -117,28 +120,31 @@ fn error_response(error: &ApiError) -> Response {
     json_response(status, &error.body())
 }
 
-/// The body, or the error that names why it could not be read.
-fn body_bytes(
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<Bytes, ApiError> {
-    body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::BodyTooLarge
-        } else {
-            ApiError::BadJson(rejection.body_text())
+/// The body, or the error that names why it could not be read: too large, or too slow to
+/// arrive (a client that trickles its body would hold its connection for ever).
+async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Err(_) => Err(ApiError::BodyTimeout(timeout)),
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(error)) => {
+            let too_large = std::error::Error::source(&error)
+                .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                Err(ApiError::BodyTooLarge)
+            } else {
+                Err(ApiError::BadJson(format!("cannot read the body: {error}")))
+            }
         }
-    })
+    }
 }
 
-async fn post_move(
-    State(app): State<App>,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
+async fn post_move(State(app): State<App>, body: Body) -> Response {
+    let body = read_body(body, app.body_timeout).await;
     // As the line protocol's deadline runs from the request's last line, this one runs from the
     // body's last byte.
     let received = Instant::now();
     let shared = &app.shared;
-    let parsed = body_bytes(body).and_then(|body| {
+    let parsed = body.and_then(|body| {
         api::parse_position(&body, shared.config.overline_wins, TimeField::Required)
     });
     let mut request = match parsed {
@@ -182,14 +188,12 @@ fn answer_response(
     }
 }
 
-async fn post_analyse(
-    State(app): State<App>,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
+async fn post_analyse(State(app): State<App>, body: Body) -> Response {
+    let body = read_body(body, app.body_timeout).await;
     let received = Instant::now();
     let shared = Arc::clone(&app.shared);
     let default_budget = shared.config.max_budget.as_millis() as u64;
-    let parsed = body_bytes(body).and_then(|body| {
+    let parsed = body.and_then(|body| {
         api::parse_position(
             &body,
             shared.config.overline_wins,
@@ -250,11 +254,8 @@ async fn post_analyse(
         .into_response()
 }
 
-async fn post_morpion_move(
-    State(app): State<App>,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
-    let body = match body_bytes(body) {
+async fn post_morpion_move(State(app): State<App>, body: Body) -> Response {
+    let body = match read_body(body, app.body_timeout).await {
         Ok(body) => body,
         Err(error) => return error_response(&error),
     };
@@ -333,7 +334,7 @@ pub async fn serve(
     config: HttpConfig,
     stop: CancellationToken,
 ) -> io::Result<()> {
-    let router = router(Arc::clone(&shared), stop.clone());
+    let router = router(Arc::clone(&shared), stop.clone(), config.header_timeout);
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let mut connections = JoinSet::new();
     loop {
