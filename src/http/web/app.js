@@ -1385,8 +1385,7 @@ function morpionNotesText() {
   };
   const played = cellName(Math.floor(notes.cell / 3), notes.cell % 3, 3);
   if (notes.beads !== null) {
-    const total = notes.beads.reduce((sum, n) => sum + (n === null ? 0 : n), 0);
-    parts.push(`${agentName(notes.agent)}'s box held ${total} ${total === 1 ? "bead" : "beads"}: ${listed(notes.beads, String)}; it drew ${played}.`);
+    parts.push(`${agentName(notes.agent)}'s beads in the box of the position it moved from: ${listed(notes.beads, String)} (cells alike by symmetry share one pile); it drew ${played}.`);
   }
   if (notes.values !== null) {
     parts.push(`Values (+1 win, 0 draw, −1 loss for the agent): ${listed(notes.values, (v) => (v > 0 ? `+${v}` : v < 0 ? `−${-v}` : "0"))}; it played ${played}.`);
