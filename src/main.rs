@@ -79,6 +79,10 @@ struct PlayerArgs {
     /// Longest thinking time a request may have, in milliseconds; longer budgets are clipped.
     #[arg(long, value_name = "MS", default_value_t = connect5::session::DEFAULT_MAX_BUDGET.as_millis() as u64)]
     max_budget: u64,
+    /// Searches that may run at once (default: two per core of the machine). Lower it when
+    /// several replicas share one machine's cores.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    search_slots: Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -147,7 +151,11 @@ impl PlayerArgs {
             stop_grace: session::DEFAULT_STOP_GRACE,
         };
         // A quarter of the memory stays outside the tables: boards, buffers, stacks.
-        Shared::new(config, (self.memory << 20) / 4 * 3)
+        let table_bytes = (self.memory << 20) / 4 * 3;
+        match self.search_slots {
+            Some(slots) => Shared::with_search_slots(config, table_bytes, slots),
+            None => Shared::new(config, table_bytes),
+        }
     }
 }
 

@@ -95,6 +95,8 @@ pub struct Metrics {
     slowest_us: AtomicU64,
     /// Connections open, per front end (shared with the guards that count them).
     connections: Arc<[AtomicUsize; 2]>,
+    /// Connections refused at once (a connection limit reached), per front end.
+    refused: [AtomicU64; 2],
     /// HTTP responses per (route, status).
     http_responses: Mutex<BTreeMap<(String, u16), u64>>,
 }
@@ -131,6 +133,11 @@ impl Metrics {
             counters: Arc::clone(&self.connections),
             front,
         }
+    }
+
+    /// A connection refused for a limit (the whole server's or one address's).
+    pub fn refused(&self, front: Front) {
+        self.refused[index(front)].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Late replies of both front ends.
@@ -222,6 +229,18 @@ impl Metrics {
                 self.connections[index(front)].load(Ordering::Relaxed)
             );
         }
+        out.push_str(
+            "# HELP connect5_connections_refused_total Connections refused for a connection limit.\n\
+             # TYPE connect5_connections_refused_total counter\n",
+        );
+        for front in Front::ALL {
+            let _ = writeln!(
+                out,
+                "connect5_connections_refused_total{{front=\"{}\"}} {}",
+                front.label(),
+                load(&self.refused[index(front)])
+            );
+        }
         let _ = write!(
             out,
             "# HELP connect5_searches_running Searches holding a search slot.\n\
@@ -298,6 +317,7 @@ mod tests {
         );
         metrics.http_response("/v1/move".to_string(), 200);
         let open = metrics.connection(Front::Line);
+        metrics.refused(Front::Http);
         let text = metrics.render(SearchGauges {
             running: 1,
             waiting: 2,
@@ -313,6 +333,7 @@ mod tests {
             "connect5_reply_seconds_count{front=\"http\"} 2",
             "connect5_http_responses_total{route=\"/v1/move\",status=\"200\"} 1",
             "connect5_connections{front=\"line\"} 1",
+            "connect5_connections_refused_total{front=\"http\"} 1",
             "connect5_searches_waiting 2",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");

@@ -112,6 +112,7 @@ pub async fn serve(
                 "ERROR busy: your address already holds {} connections",
                 config.max_connections_per_ip
             );
+            shared.metrics.refused(Front::Line);
             sessions.spawn(refuse(stream, why));
             continue;
         };
@@ -121,6 +122,7 @@ pub async fn serve(
                 "ERROR busy: the server already serves {} connections",
                 config.max_connections
             );
+            shared.metrics.refused(Front::Line);
             sessions.spawn(refuse(stream, why));
             continue;
         };

@@ -80,9 +80,9 @@ impl Shared {
         Shared::with_pool(config, SearchPool::new(hash_pool_bytes))
     }
 
-    /// As [`Shared::new`], with `slot_count` searches at once instead of two per core. For tests:
-    /// with no slot at all, every request that needs a search waits for one in vain and gets the
-    /// watchdog's instant move, whatever the machine's core count and load.
+    /// As [`Shared::new`], with `slot_count` searches at once instead of two per core (replicas
+    /// sharing a machine's cores). Tests give it 0: every request that needs a search then waits
+    /// for one in vain and gets the watchdog's instant move, whatever the machine.
     pub fn with_search_slots(
         config: SessionConfig,
         hash_pool_bytes: usize,

@@ -676,3 +676,53 @@ fn a_body_that_does_not_arrive_in_time_is_refused_and_the_server_goes_on() {
     let response = server.post("/v1/move", &format!(r#"{{{OPENING}, "time_ms": 50}}"#));
     assert_eq!(response.status, 200, "{}", response.text());
 }
+
+#[test]
+fn connections_beyond_the_limit_are_refused_busy_and_counted() {
+    let server = HttpServer::start(&["--max-connections", "1", "--search-slots", "1"]);
+    // One connection held open (a kept-alive client between requests)…
+    let mut held = TcpStream::connect(server.http).expect("connect");
+    held.set_read_timeout(Some(READ_LIMIT))
+        .expect("a read time-out");
+    held.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("send");
+    let mut reader = BufReader::new(held);
+    let (status, headers) = read_head(&mut reader);
+    assert_eq!(status, 200);
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .expect("a content length");
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).expect("the body");
+    let health: Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(health["search_slots"], 1, "--search-slots sets the slots");
+    // …so the next one is refused with the API's error body.
+    let refused = server.get("/healthz");
+    assert_eq!(
+        (refused.status, refused.error_kind().as_str()),
+        (503, "busy")
+    );
+    drop(reader);
+    // Once the held connection is gone its place is free again (the server notices the close
+    // asynchronously: ask until it has, within the limit).
+    let deadline = Instant::now() + READ_LIMIT;
+    let metrics = loop {
+        let response = server.get("/metrics");
+        if response.status == 200 {
+            break response.text();
+        }
+        assert!(Instant::now() < deadline, "the place never came back");
+    };
+    assert!(
+        metrics.contains("connect5_connections_refused_total{front=\"http\"} "),
+        "{metrics}"
+    );
+    let refused: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("connect5_connections_refused_total{front=\"http\"} "))
+        .and_then(|n| n.parse().ok())
+        .expect("the refused count");
+    assert!(refused >= 1, "{metrics}");
+}

@@ -353,6 +353,7 @@ pub async fn serve(
         };
         let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
             tracing::warn!(%peer, "HTTP connection refused: limit of {} reached", config.max_connections);
+            shared.metrics.refused(Front::Http);
             connections.spawn(refuse(stream));
             continue;
         };
