@@ -555,7 +555,15 @@ fn health_metrics_and_the_web_board_are_served() {
 
     let mut session = server.server.session();
     let _ = session.ask("5 5\n00000\n00000\n00N00\n00000\n00000\n100\n");
-    let metrics = server.get("/metrics");
+    // The session counts its reply once it is written, a moment after the client has read it.
+    let counted = "connect5_replies_total{front=\"line\",outcome=\"searched\"} 1";
+    let deadline = Instant::now() + READ_LIMIT;
+    let metrics = loop {
+        let metrics = server.get("/metrics");
+        if metrics.text().contains(counted) || Instant::now() > deadline {
+            break metrics;
+        }
+    };
     assert_eq!(metrics.status, 200);
     assert!(metrics
         .header("content-type")
