@@ -150,9 +150,11 @@ impl Metrics {
     pub fn render(&self, searches: SearchGauges) -> String {
         let mut out = String::new();
         let load = |n: &AtomicU64| n.load(Ordering::Relaxed);
-        out.push_str(
-            "# HELP connect5_replies_total Move requests answered, by front end and how.\n\
-             # TYPE connect5_replies_total counter\n",
+        header(
+            &mut out,
+            "connect5_replies_total",
+            "counter",
+            "Move requests answered, by front end and how.",
         );
         for front in Front::ALL {
             for outcome in Outcome::ALL {
@@ -165,21 +167,17 @@ impl Metrics {
                 );
             }
         }
-        out.push_str(
-            "# HELP connect5_late_replies_total Replies written after their request's budget.\n\
-             # TYPE connect5_late_replies_total counter\n",
+        per_front(
+            &mut out,
+            ("connect5_late_replies_total", "counter"),
+            "Replies written after their request's budget.",
+            |front| load(&self.late[index(front)]),
         );
-        for front in Front::ALL {
-            let _ = writeln!(
-                out,
-                "connect5_late_replies_total{{front=\"{}\"}} {}",
-                front.label(),
-                load(&self.late[index(front)])
-            );
-        }
-        out.push_str(
-            "# HELP connect5_reply_seconds Time from a move request's arrival to its reply.\n\
-             # TYPE connect5_reply_seconds histogram\n",
+        header(
+            &mut out,
+            "connect5_reply_seconds",
+            "histogram",
+            "Time from a move request's arrival to its reply.",
         );
         for front in Front::ALL {
             let histogram = &self.reply_time[index(front)];
@@ -202,9 +200,11 @@ impl Metrics {
                 load(&histogram.sum_us) as f64 / 1e6
             );
         }
-        out.push_str(
-            "# HELP connect5_http_responses_total HTTP responses, by route and status.\n\
-             # TYPE connect5_http_responses_total counter\n",
+        header(
+            &mut out,
+            "connect5_http_responses_total",
+            "counter",
+            "HTTP responses, by route and status.",
         );
         let responses = self
             .http_responses
@@ -217,30 +217,18 @@ impl Metrics {
                 "connect5_http_responses_total{{route=\"{route}\",status=\"{status}\"}} {n}"
             );
         }
-        out.push_str(
-            "# HELP connect5_connections Connections open, by front end.\n\
-             # TYPE connect5_connections gauge\n",
+        per_front(
+            &mut out,
+            ("connect5_connections", "gauge"),
+            "Connections open, by front end.",
+            |front| self.connections[index(front)].load(Ordering::Relaxed) as u64,
         );
-        for front in Front::ALL {
-            let _ = writeln!(
-                out,
-                "connect5_connections{{front=\"{}\"}} {}",
-                front.label(),
-                self.connections[index(front)].load(Ordering::Relaxed)
-            );
-        }
-        out.push_str(
-            "# HELP connect5_connections_refused_total Connections refused for a connection limit.\n\
-             # TYPE connect5_connections_refused_total counter\n",
+        per_front(
+            &mut out,
+            ("connect5_connections_refused_total", "counter"),
+            "Connections refused for a connection limit.",
+            |front| load(&self.refused[index(front)]),
         );
-        for front in Front::ALL {
-            let _ = writeln!(
-                out,
-                "connect5_connections_refused_total{{front=\"{}\"}} {}",
-                front.label(),
-                load(&self.refused[index(front)])
-            );
-        }
         let _ = write!(
             out,
             "# HELP connect5_searches_running Searches holding a search slot.\n\
@@ -255,6 +243,29 @@ impl Metrics {
             searches.running, searches.waiting, searches.slots
         );
         out
+    }
+}
+
+/// A metric's `# HELP` and `# TYPE` lines.
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// A metric with one sample per front end: `(name, kind)`, its help, and each front's value.
+fn per_front(
+    out: &mut String,
+    (name, kind): (&str, &str),
+    help: &str,
+    value: impl Fn(Front) -> u64,
+) {
+    header(out, name, kind, help);
+    for front in Front::ALL {
+        let _ = writeln!(
+            out,
+            "{name}{{front=\"{}\"}} {}",
+            front.label(),
+            value(front)
+        );
     }
 }
 

@@ -274,13 +274,13 @@ pub struct MoveAnswer {
 }
 
 impl MoveAnswer {
-    /// `None` for a position with no move (the caller answers its error).
+    /// The answer's JSON, or the error of a position with no move.
     pub fn new(
         answer: &Answer,
         side: Stone,
         rows: usize,
         elapsed: std::time::Duration,
-    ) -> Option<MoveAnswer> {
+    ) -> Result<MoveAnswer, ApiError> {
         let only = |mv: Move, source| MoveAnswer {
             mv: MoveJson::new(mv, rows),
             side: side_name(side),
@@ -293,7 +293,7 @@ impl MoveAnswer {
             time_ms: elapsed.as_millis() as u64,
             source,
         };
-        Some(match answer {
+        Ok(match answer {
             Answer::Certain(mv) => only(*mv, "certain"),
             Answer::Instant(mv) => only(*mv, "instant"),
             Answer::Searched(Decision {
@@ -314,7 +314,9 @@ impl MoveAnswer {
                 time_ms: elapsed.as_millis() as u64,
                 source: "search",
             },
-            Answer::NoMove(_) => return None,
+            Answer::NoMove(no_move) => {
+                return Err(ApiError::Request(RequestError::Position(no_move.clone())))
+            }
         })
     }
 }

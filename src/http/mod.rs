@@ -30,8 +30,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::ProgressSink;
 use crate::metrics::Front;
-use crate::protocol::RequestError;
-use crate::session::{self, Answer, Shared};
+use crate::protocol::Request;
+use crate::session::{self, Shared};
 use api::{ApiError, MoveAnswer, ProgressJson, TimeField};
 
 /// The largest request body: a 128×128 board's rows are 17 KB; a move list of every cell 200 KB.
@@ -138,23 +138,37 @@ async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, ApiError> {
     }
 }
 
-async fn post_move(State(app): State<App>, body: Body) -> Response {
+/// A move request's body read, checked and its budget clipped, with the instant it arrived (its
+/// deadline runs from the body's last byte, as the line protocol's from the request's last line);
+/// or the error response. `what` names the request in the log.
+async fn move_request(
+    app: &App,
+    body: Body,
+    time: TimeField,
+    what: &str,
+) -> Result<(Request, Instant), Response> {
     let body = read_body(body, app.body_timeout).await;
-    // As the line protocol's deadline runs from the request's last line, this one runs from the
-    // body's last byte.
     let received = Instant::now();
-    let shared = &app.shared;
-    let parsed = body.and_then(|body| {
-        api::parse_position(&body, shared.config.overline_wins, TimeField::Required)
-    });
-    let mut request = match parsed {
-        Ok(request) => request,
-        Err(error) => {
-            tracing::info!(error = %error.message(), "bad HTTP move request");
-            return error_response(&error);
+    let parsed =
+        body.and_then(|body| api::parse_position(&body, app.shared.config.overline_wins, time));
+    match parsed {
+        Ok(mut request) => {
+            app.shared.clip_budget(&mut request);
+            Ok((request, received))
         }
+        Err(error) => {
+            tracing::info!(error = %error.message(), "bad HTTP {what} request");
+            Err(error_response(&error))
+        }
+    }
+}
+
+async fn post_move(State(app): State<App>, body: Body) -> Response {
+    let (request, received) = match move_request(&app, body, TimeField::Required, "move").await {
+        Ok(request) => request,
+        Err(response) => return response,
     };
-    shared.clip_budget(&mut request);
+    let shared = &app.shared;
     let (budget, side, rows) = (request.budget, request.side, request.board.rows());
     // A client that leaves drops this future, which stops the search (`session::answer`).
     let answered = session::answer(
@@ -170,44 +184,20 @@ async fn post_move(State(app): State<App>, body: Body) -> Response {
     shared
         .metrics
         .reply(Front::Http, answered.outcome(), elapsed, elapsed > budget);
-    answer_response(&answered, side, rows, elapsed)
-}
-
-fn answer_response(
-    answered: &Answer,
-    side: crate::board::Stone,
-    rows: usize,
-    elapsed: Duration,
-) -> Response {
-    match (MoveAnswer::new(answered, side, rows, elapsed), answered) {
-        (Some(answer), _) => json_response(StatusCode::OK, &answer),
-        (None, Answer::NoMove(no_move)) => {
-            error_response(&ApiError::Request(RequestError::Position(no_move.clone())))
-        }
-        (None, _) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    match MoveAnswer::new(&answered, side, rows, elapsed) {
+        Ok(answer) => json_response(StatusCode::OK, &answer),
+        Err(error) => error_response(&error),
     }
 }
 
 async fn post_analyse(State(app): State<App>, body: Body) -> Response {
-    let body = read_body(body, app.body_timeout).await;
-    let received = Instant::now();
-    let shared = Arc::clone(&app.shared);
-    let default_budget = shared.config.max_budget.as_millis() as u64;
-    let parsed = body.and_then(|body| {
-        api::parse_position(
-            &body,
-            shared.config.overline_wins,
-            TimeField::DefaultsTo(default_budget),
-        )
-    });
-    let mut request = match parsed {
+    let default_budget = app.shared.config.max_budget.as_millis() as u64;
+    let time = TimeField::DefaultsTo(default_budget);
+    let (request, received) = match move_request(&app, body, time, "analysis").await {
         Ok(request) => request,
-        Err(error) => {
-            tracing::info!(error = %error.message(), "bad HTTP analysis request");
-            return error_response(&error);
-        }
+        Err(response) => return response,
     };
-    shared.clip_budget(&mut request);
+    let shared = Arc::clone(&app.shared);
     let (budget, side, rows) = (request.budget, request.side, request.board.rows());
     let (events, stream) = mpsc::unbounded_channel::<SseEvent>();
     let progress_events = events.clone();
@@ -233,16 +223,8 @@ async fn post_analyse(State(app): State<App>, body: Body) -> Response {
             .metrics
             .reply(Front::Http, answered.outcome(), elapsed, elapsed > budget);
         let last = match MoveAnswer::new(&answered, side, rows, elapsed) {
-            Some(answer) => SseEvent::default().event("done").json_data(answer),
-            None => {
-                let error = match &answered {
-                    Answer::NoMove(no_move) => {
-                        ApiError::Request(RequestError::Position(no_move.clone()))
-                    }
-                    _ => ApiError::BadJson("no answer".to_string()),
-                };
-                SseEvent::default().event("error").json_data(error.body())
-            }
+            Ok(answer) => SseEvent::default().event("done").json_data(answer),
+            Err(error) => SseEvent::default().event("error").json_data(error.body()),
         };
         if let Ok(event) = last {
             let _ = events.send(event);
