@@ -10,7 +10,7 @@ use super::threat::ThreatSearch;
 use crate::board::Stone;
 use crate::engine::deepen::{deepen, Choice, Iteration};
 use crate::engine::time::SearchClock;
-use crate::engine::tt::Tt;
+use crate::engine::tt::{Entry, Tt};
 use crate::engine::types::{
     mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE, WIN_THRESHOLD,
 };
@@ -175,7 +175,7 @@ impl Searcher {
         }
         let pv_node = beta - alpha > 1;
         let key = self.key(me);
-        let (stored, tt_move) = self.probe(key, depth, alpha, beta, ply, pv_node);
+        let (stored, entry) = self.probe(key, depth, alpha, beta, ply, pv_node);
         if let Some(score) = stored {
             return score;
         }
@@ -191,9 +191,10 @@ impl Searcher {
             // No four and no defence: the opponent's open four comes next, then its five.
             return mated_in(ply as i32 + 4);
         }
-        self.order(&mut list, tt_move, ply);
+        self.order(&mut list, entry.and_then(|entry| entry.mv), ply);
         let new_depth = depth - 1 + i32::from(set == MoveSet::ForcedBlock);
-        let singular = set == MoveSet::All && self.is_singular(clock, me, depth, ply, key, &list);
+        let singular = set == MoveSet::All
+            && entry.is_some_and(|entry| self.is_singular(clock, me, depth, ply, entry, &list));
         if clock.stopped() {
             self.move_lists[ply] = list;
             return 0;
@@ -238,8 +239,8 @@ impl Searcher {
     }
 
     /// Singular extension (from chess, Anantharaman, Campbell and Hsu 1988; Rapfi's sources
-    /// credit it with about 52 Elo): the table's move, first in `list`, is searched a ply deeper
-    /// when it stored a score that is no upper bound from nearly this depth and every other move
+    /// credit it with about 52 Elo): the table's move (`entry`'s, first in `list`) is searched a
+    /// ply deeper when it stored a score that is no upper bound from nearly this depth and every other move
     /// the node would search, searched at half the depth, stays a margin below that score: the
     /// line rests on that one move, so it is where an error costs most.
     fn is_singular(
@@ -248,15 +249,12 @@ impl Searcher {
         me: Stone,
         depth: i32,
         ply: usize,
-        key: u64,
+        entry: Entry,
         list: &[(usize, i32)],
     ) -> bool {
         if depth < SINGULAR_DEPTH || list.len() < 2 {
             return false;
         }
-        let Some(entry) = self.tt.probe(key) else {
-            return false;
-        };
         let score = score_from_table(entry.score, ply);
         if entry.mv != Some(list[0].0)
             || entry.bound == Bound::Upper
@@ -352,7 +350,7 @@ impl Searcher {
     }
 
     /// What the table knows of this node: a score that settles it (never at a PV node, whose
-    /// line must be searched), and its best move for the ordering.
+    /// line must be searched), and the entry (its best move orders the moves).
     fn probe(
         &self,
         key: u64,
@@ -361,13 +359,13 @@ impl Searcher {
         beta: i32,
         ply: usize,
         pv_node: bool,
-    ) -> (Option<i32>, Option<usize>) {
+    ) -> (Option<i32>, Option<Entry>) {
         let Some(entry) = self.tt.probe(key) else {
             return (None, None);
         };
         let score = score_from_table(entry.score, ply);
         let settles = !pv_node && entry.depth >= depth && entry.bound.cuts(score, alpha, beta);
-        (settles.then_some(score), entry.mv)
+        (settles.then_some(score), Some(entry))
     }
 
     /// Searches one move of a node (principal-variation search): the first with the full window,
