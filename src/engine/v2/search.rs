@@ -240,9 +240,9 @@ impl Searcher {
 
     /// Singular extension (from chess, Anantharaman, Campbell and Hsu 1988; Rapfi's sources
     /// credit it with about 52 Elo): the table's move (`entry`'s, first in `list`) is searched a
-    /// ply deeper when it stored a score that is no upper bound from nearly this depth and every other move
-    /// the node would search, searched at half the depth, stays a margin below that score: the
-    /// line rests on that one move, so it is where an error costs most.
+    /// ply deeper when it stored a score that is no upper bound from nearly this depth and every
+    /// other move the node would search, searched at half the depth, stays a margin below that
+    /// score: the line rests on that one move, so it is where an error costs most.
     fn is_singular(
         &mut self,
         clock: &mut SearchClock,
