@@ -282,7 +282,8 @@ impl Searcher {
         let reduced = (depth - 1) / 2;
         let opp = me.opponent();
         for (i, &(cell, _)) in list.iter().enumerate().skip(1) {
-            // The moves late-move pruning would skip are not alternatives either.
+            // The quiet moves late-move pruning would skip are not alternatives either; the
+            // threats past the move-count limit are still tried (the version measured).
             if i >= late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
                 continue;
             }
