@@ -216,11 +216,12 @@ impl Searcher {
             // Late-move pruning: moves far down the ordering are not searched at all (the
             // ordering puts every threat and every defence first), once a move has been found
             // that does not lose: quiet moves past their limit, and at non-PV nodes threats and
-            // defences past the move-count limit. A forced block is the only move.
+            // defences past the move-count limit (never a forced block: it is the only move, and
+            // the limit is at least 3).
             let late = if quiet {
                 i >= late_move_limit(depth, pv_node)
             } else {
-                !pv_node && set != MoveSet::ForcedBlock && i >= move_count_limit(depth)
+                !pv_node && i >= move_count_limit(depth)
             };
             if late && best > -WIN_THRESHOLD {
                 continue;
