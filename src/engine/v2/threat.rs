@@ -10,38 +10,61 @@ use super::position::Position;
 use crate::board::Stone;
 use crate::engine::time::SearchClock;
 
-/// Positions where a VCF or VCT search failed, with the depth it failed at (a direct-mapped
-/// table: a newer failure takes the slot). The key tells the search and the attacker apart.
-pub struct FailureCache {
+/// What the threat searches proved, by position (a direct-mapped table: a newer result takes the
+/// slot). Failures are keyed with the cells that bounded the search (a failure of a restricted
+/// search says nothing of an unrestricted one); wins are forced wins whatever bounded the search
+/// that found them, so they are keyed by the position and the attacker alone.
+pub struct ResultCache {
     slots: Vec<[u64; 2]>,
 }
 
-impl FailureCache {
-    const SLOTS: usize = 1 << 14;
+/// Marks a slot that holds a win, with the plies to the five in the bits above it.
+const WIN_FLAG: u64 = 1 << 32;
 
-    pub fn new() -> FailureCache {
-        FailureCache {
+impl ResultCache {
+    /// 256 K slots (4 MiB): the leaf VCF probes of a search of a few seconds meet millions of
+    /// positions, and a table of 16 K slots kept few of them.
+    const SLOTS: usize = 1 << 18;
+
+    pub fn new() -> ResultCache {
+        ResultCache {
             slots: vec![[0; 2]; Self::SLOTS],
         }
     }
 
-    /// Whether the search of `key` already failed at `depth` or deeper.
-    fn failed(&self, key: u64, depth: u32) -> bool {
-        let slot = self.slots[key as usize & (Self::SLOTS - 1)];
-        slot[0] == key && slot[1] >= u64::from(depth)
+    fn slot(&self, key: u64) -> [u64; 2] {
+        self.slots[key as usize & (Self::SLOTS - 1)]
     }
 
-    fn record(&mut self, key: u64, depth: u32) {
+    /// Whether the search of `key` already failed at `depth` or deeper.
+    fn failed(&self, key: u64, depth: u32) -> bool {
+        let slot = self.slot(key);
+        slot[0] == key && slot[1] & WIN_FLAG == 0 && slot[1] >= u64::from(depth)
+    }
+
+    /// The plies to the five of a win already found at `depth` or shallower.
+    fn won(&self, key: u64, depth: u32) -> Option<i32> {
+        let slot = self.slot(key);
+        (slot[0] == key && slot[1] & WIN_FLAG != 0 && slot[1] as u32 <= depth)
+            .then_some((slot[1] >> 33) as i32)
+    }
+
+    fn record_failure(&mut self, key: u64, depth: u32) {
         self.slots[key as usize & (Self::SLOTS - 1)] = [key, u64::from(depth)];
+    }
+
+    fn record_win(&mut self, key: u64, depth: u32, plies: i32) {
+        let value = u64::from(depth) | WIN_FLAG | (plies.max(0) as u64) << 33;
+        self.slots[key as usize & (Self::SLOTS - 1)] = [key, value];
     }
 }
 
-/// The threat searches' memory between calls: scratch lists per ply, the failures already proven,
+/// The threat searches' memory between calls: scratch lists per ply, the results already proven,
 /// and the anchors that restrict a threat to the reach of the last one. The position and the
 /// limits come with each call.
 pub struct ThreatSearch {
     cell_lists: Vec<Vec<usize>>,
-    failures: FailureCache,
+    results: ResultCache,
     /// The attacker's previous four inside a VCF, whose reach bounds the next one.
     last_four: Option<usize>,
     /// Inside a VCT: the attacker's last threat, and the stone it blocked a four with since.
@@ -59,7 +82,7 @@ impl ThreatSearch {
     pub fn new(plies: usize) -> ThreatSearch {
         ThreatSearch {
             cell_lists: (0..=plies).map(|_| Vec::new()).collect(),
-            failures: FailureCache::new(),
+            results: ResultCache::new(),
             last_four: None,
             last_threat: [None, None],
         }
@@ -91,10 +114,12 @@ impl ThreatSearch {
         // was already there before it and could have been played first (the dependency idea of
         // Allis' threat-space search). The failure key tells the restricted searches apart.
         let last_four = self.last_four;
-        let key = pos.hash()
-            ^ (att.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ anchor_key(last_four, 7);
-        if self.failures.failed(key, depth) {
+        let win_key = pos.hash() ^ (att.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        if let Some(plies) = self.results.won(win_key, depth) {
+            return plies;
+        }
+        let key = win_key ^ anchor_key(last_four, 7);
+        if self.results.failed(key, depth) {
             return 0;
         }
         let mut fours = std::mem::take(&mut self.cell_lists[ply]);
@@ -140,8 +165,10 @@ impl ThreatSearch {
             }
         }
         self.cell_lists[ply] = fours;
-        if result == 0 && !clock.stopped() {
-            self.failures.record(key, depth);
+        if result > 0 {
+            self.results.record_win(win_key, depth, result);
+        } else if !clock.stopped() {
+            self.results.record_failure(key, depth);
         }
         result
     }
@@ -240,11 +267,13 @@ impl ThreatSearch {
         // As in the VCF, a threat after the first must be within reach of the attacker's last
         // threat (or of the stone that blocked a defender's four since).
         let anchors = self.last_threat;
-        let key = pos.hash()
-            ^ (att.index() as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-            ^ anchor_key(anchors[0], 11)
-            ^ anchor_key(anchors[1], 4093).rotate_left(17);
-        if self.failures.failed(key, depth) {
+        let win_key = pos.hash() ^ (att.index() as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        if let Some(plies) = self.results.won(win_key, depth) {
+            return plies;
+        }
+        let key =
+            win_key ^ anchor_key(anchors[0], 11) ^ anchor_key(anchors[1], 4093).rotate_left(17);
+        if self.results.failed(key, depth) {
             return 0;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
@@ -269,8 +298,10 @@ impl ThreatSearch {
             }
         }
         self.cell_lists[ply] = threats;
-        if result == 0 && !clock.stopped() {
-            self.failures.record(key, depth);
+        if result > 0 {
+            self.results.record_win(win_key, depth, result);
+        } else if !clock.stopped() {
+            self.results.record_failure(key, depth);
         }
         result
     }
@@ -403,5 +434,29 @@ impl ThreatSearch {
             depth += 2;
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_answers_failures_at_their_depth_and_wins_from_theirs() {
+        let mut cache = ResultCache::new();
+        cache.record_failure(42, 6);
+        assert!(
+            cache.failed(42, 6) && cache.failed(42, 3),
+            "failed at 6, so at 3"
+        );
+        assert!(!cache.failed(42, 7), "a deeper search may still succeed");
+        assert_eq!(cache.won(42, 10), None, "a failure is no win");
+        cache.record_win(42, 4, 7);
+        assert_eq!(cache.won(42, 4), Some(7));
+        assert_eq!(cache.won(42, 9), Some(7), "found within 4, so within 9");
+        assert_eq!(cache.won(42, 3), None, "it needed more than 3");
+        assert!(!cache.failed(42, 1), "a win is no failure");
+        let other = 42 + ResultCache::SLOTS as u64;
+        assert_eq!(cache.won(other, 10), None, "same slot, other position");
     }
 }
