@@ -42,6 +42,9 @@ pub struct TuneArgs {
     /// Every Nth game is held out of the fit and only measured (0: none).
     #[arg(long, value_name = "N", default_value_t = 10)]
     hold_out_every: usize,
+    /// Fit only on quiet positions: neither side can make a four (no three on the board).
+    #[arg(long)]
+    quiet: bool,
     /// Report the losses of the current tables and stop, writing nothing.
     #[arg(long)]
     dry_run: bool,
@@ -78,7 +81,7 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
     for path in &args.files {
         let summary = load_summary(path)?;
         for game in &summary.games {
-            let Some(samples) = samples_of(&game.record)
+            let Some(samples) = samples_of(&game.record, args.quiet)
                 .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?
             else {
                 continue;
@@ -101,7 +104,7 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
 
 /// The positions of a game the evaluation decides, labelled with the result for their side to
 /// move; `None` for a game that ended by a fault (its result says nothing of the positions).
-fn samples_of(record: &GameRecord) -> Result<Option<Vec<Sample>>, String> {
+fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample>>, String> {
     if !matches!(
         record.termination,
         Termination::Line | Termination::BoardFull
@@ -117,6 +120,7 @@ fn samples_of(record: &GameRecord) -> Result<Option<Vec<Sample>>, String> {
     let samples = record
         .replay()?
         .into_iter()
+        .filter(|position| !quiet_only || tuning::is_quiet_position(&position.board, rule))
         .filter_map(|position| {
             eval_features(&position.board, rule).map(|features| Sample {
                 features,

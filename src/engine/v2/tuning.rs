@@ -13,7 +13,7 @@ use super::eval::threat_mask;
 use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
-use crate::board::{Board, Move, Rule};
+use crate::board::{Board, Move, Rule, Stone};
 
 /// Number of threat masks (`eval::threat_mask`).
 pub const THREAT_MASKS: usize = 1024;
@@ -52,6 +52,19 @@ pub fn eval_features(board: &Board, rule: Rule) -> Option<EvalFeatures> {
         opp: sparse(pos.combination_counts(opp)),
         threat: threat_mask(&pos, me) as u16,
     })
+}
+
+/// Whether neither side can make a four: no three or four of either colour on the board, so that
+/// no tactic is pending and the static evaluation alone judges the position (what Texel tuning
+/// fits on; a position whose next moves are forced says more about the tactic than the tables).
+pub fn is_quiet_position(board: &Board, rule: Rule) -> bool {
+    let Some(table) = pattern::table_for(rule.k, rule.overline_wins) else {
+        return false;
+    };
+    let pos = Position::new(board, table);
+    [Stone::Black, Stone::White]
+        .iter()
+        .all(|&colour| pos.count_at_least(colour, Class::Four) == 0)
 }
 
 /// A position and the result of its game for the side to move (1 won, 0.5 drawn, 0 lost).
