@@ -120,9 +120,8 @@ fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample
     let samples = record
         .replay()?
         .into_iter()
-        .filter(|position| !quiet_only || tuning::is_quiet_position(&position.board, rule))
         .filter_map(|position| {
-            eval_features(&position.board, rule).map(|features| Sample {
+            eval_features(&position.board, rule, quiet_only).map(|features| Sample {
                 features,
                 result: result_for(position.side),
             })

@@ -32,8 +32,12 @@ impl ResultCache {
         }
     }
 
+    fn index(key: u64) -> usize {
+        key as usize & (Self::SLOTS - 1)
+    }
+
     fn slot(&self, key: u64) -> [u64; 2] {
-        self.slots[key as usize & (Self::SLOTS - 1)]
+        self.slots[Self::index(key)]
     }
 
     /// Whether the search of `key` already failed at `depth` or deeper.
@@ -50,12 +54,12 @@ impl ResultCache {
     }
 
     fn record_failure(&mut self, key: u64, depth: u32) {
-        self.slots[key as usize & (Self::SLOTS - 1)] = [key, u64::from(depth)];
+        self.slots[Self::index(key)] = [key, u64::from(depth)];
     }
 
     fn record_win(&mut self, key: u64, depth: u32, plies: i32) {
         let value = u64::from(depth) | WIN_FLAG | (plies.max(0) as u64) << 33;
-        self.slots[key as usize & (Self::SLOTS - 1)] = [key, value];
+        self.slots[Self::index(key)] = [key, value];
     }
 }
 

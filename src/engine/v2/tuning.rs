@@ -13,7 +13,7 @@ use super::eval::threat_mask;
 use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
-use crate::board::{Board, Move, Rule, Stone};
+use crate::board::{Board, Move, Rule};
 
 /// Number of threat masks (`eval::threat_mask`).
 pub const THREAT_MASKS: usize = 1024;
@@ -30,13 +30,23 @@ pub struct EvalFeatures {
 
 /// The features of a position where the static evaluation is what decides (`None` where the
 /// search's rules do: a five or an open four to play, a five to block; or no side to move, or a
-/// rule the pattern tables do not cover).
-pub fn eval_features(board: &Board, rule: Rule) -> Option<EvalFeatures> {
+/// rule the pattern tables do not cover). With `quiet_only`, also `None` where either side can
+/// make a four (a three of either colour on the board): Texel tuning fits on quiet positions,
+/// where no tactic is pending and the static evaluation alone judges (a position whose next
+/// moves are forced says more about the tactic than about the tables).
+pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<EvalFeatures> {
     let table = pattern::table_for(rule.k, rule.overline_wins)?;
     let me = board.side_to_move().ok()?;
     let pos = Position::new(board, table);
     let opp = me.opponent();
     if pos.count_at_least(me, Class::WinNext) > 0 || pos.count(opp, Class::Win) > 0 {
+        return None;
+    }
+    if quiet_only
+        && [me, opp]
+            .iter()
+            .any(|&c| pos.count_at_least(c, Class::Four) > 0)
+    {
         return None;
     }
     let sparse = |counts: Vec<u32>| {
@@ -52,19 +62,6 @@ pub fn eval_features(board: &Board, rule: Rule) -> Option<EvalFeatures> {
         opp: sparse(pos.combination_counts(opp)),
         threat: threat_mask(&pos, me) as u16,
     })
-}
-
-/// Whether neither side can make a four: no three or four of either colour on the board, so that
-/// no tactic is pending and the static evaluation alone judges the position (what Texel tuning
-/// fits on; a position whose next moves are forced says more about the tactic than the tables).
-pub fn is_quiet_position(board: &Board, rule: Rule) -> bool {
-    let Some(table) = pattern::table_for(rule.k, rule.overline_wins) else {
-        return false;
-    };
-    let pos = Position::new(board, table);
-    [Stone::Black, Stone::White]
-        .iter()
-        .all(|&colour| pos.count_at_least(colour, Class::Four) == 0)
 }
 
 /// A position and the result of its game for the side to move (1 won, 0.5 drawn, 0 lost).
@@ -499,7 +496,7 @@ mod tests {
                 .play(Move::new(row, col), stone)
                 .expect("an empty cell");
         }
-        let features = eval_features(&board, rule).expect("a quiet position");
+        let features = eval_features(&board, rule, false).expect("a quiet position");
         let table = pattern::table_for(5, false).expect("exact five is covered");
         let pos = Position::new(&board, table);
         let me = board.side_to_move().expect("legal counts");
