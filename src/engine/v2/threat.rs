@@ -61,6 +61,23 @@ impl ResultCache {
         let value = u64::from(depth) | WIN_FLAG | (plies.max(0) as u64) << 33;
         self.slots[Self::index(key)] = [key, value];
     }
+
+    /// What a search of `depth` need not do again: the plies of a win found (by `win_key`, the
+    /// position and attacker), 0 for a failure of the same restricted search (by `key`).
+    fn known(&self, win_key: u64, key: u64, depth: u32) -> Option<i32> {
+        self.won(win_key, depth)
+            .or_else(|| self.failed(key, depth).then_some(0))
+    }
+
+    /// Keeps a search's `result` (plies to the five, 0 for none): a win always, a failure only
+    /// when the search was `complete` (one cut short by the clock proved nothing).
+    fn record(&mut self, win_key: u64, key: u64, depth: u32, result: i32, complete: bool) {
+        if result > 0 {
+            self.record_win(win_key, depth, result);
+        } else if complete {
+            self.record_failure(key, depth);
+        }
+    }
 }
 
 /// The threat searches' memory between calls: scratch lists per ply, the results already proven,
@@ -119,12 +136,9 @@ impl ThreatSearch {
         // Allis' threat-space search). The failure key tells the restricted searches apart.
         let last_four = self.last_four;
         let win_key = pos.hash() ^ (att.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        if let Some(plies) = self.results.won(win_key, depth) {
-            return plies;
-        }
         let key = win_key ^ anchor_key(last_four, 7);
-        if self.results.failed(key, depth) {
-            return 0;
+        if let Some(known) = self.results.known(win_key, key, depth) {
+            return known;
         }
         let mut fours = std::mem::take(&mut self.cell_lists[ply]);
         if def_fives == 1 {
@@ -169,11 +183,8 @@ impl ThreatSearch {
             }
         }
         self.cell_lists[ply] = fours;
-        if result > 0 {
-            self.results.record_win(win_key, depth, result);
-        } else if !clock.stopped() {
-            self.results.record_failure(key, depth);
-        }
+        self.results
+            .record(win_key, key, depth, result, !clock.stopped());
         result
     }
 
@@ -272,13 +283,10 @@ impl ThreatSearch {
         // threat (or of the stone that blocked a defender's four since).
         let anchors = self.last_threat;
         let win_key = pos.hash() ^ (att.index() as u64 + 3).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        if let Some(plies) = self.results.won(win_key, depth) {
-            return plies;
-        }
         let key =
             win_key ^ anchor_key(anchors[0], 11) ^ anchor_key(anchors[1], 4093).rotate_left(17);
-        if self.results.failed(key, depth) {
-            return 0;
+        if let Some(known) = self.results.known(win_key, key, depth) {
+            return known;
         }
         let mut threats = std::mem::take(&mut self.cell_lists[ply]);
         match anchors {
@@ -302,11 +310,8 @@ impl ThreatSearch {
             }
         }
         self.cell_lists[ply] = threats;
-        if result > 0 {
-            self.results.record_win(win_key, depth, result);
-        } else if !clock.stopped() {
-            self.results.record_failure(key, depth);
-        }
+        self.results
+            .record(win_key, key, depth, result, !clock.stopped());
         result
     }
 
@@ -462,5 +467,25 @@ mod tests {
         assert!(!cache.failed(42, 1), "a win is no failure");
         let other = 42 + ResultCache::SLOTS as u64;
         assert_eq!(cache.won(other, 10), None, "same slot, other position");
+    }
+
+    #[test]
+    fn a_search_cut_short_records_its_wins_but_not_its_failures() {
+        let mut cache = ResultCache::new();
+        cache.record(1, 2, 5, 0, false);
+        assert_eq!(cache.known(1, 2, 5), None, "a cut search proved no failure");
+        cache.record(1, 2, 5, 0, true);
+        assert_eq!(cache.known(1, 2, 5), Some(0));
+        assert_eq!(
+            cache.known(1, 3, 5),
+            None,
+            "another restriction is another search"
+        );
+        cache.record(7, 8, 5, 9, false);
+        assert_eq!(
+            cache.known(7, 99, 5),
+            Some(9),
+            "a win holds whatever the restriction"
+        );
     }
 }
