@@ -285,7 +285,12 @@ fn a_scripted_manager_dialogue_gets_every_answer_and_survives_every_error() {
     expect_error(&mut brain, "TAKEBACK 0,4", "no stone");
     turn(&mut brain, &mut board, at(8, 8), budget);
     expect_error(&mut brain, "TURN 8,8", "occupied");
-    let last = turn(&mut brain, &mut board, at(6, 9), budget);
+    // The opponent's second stone: any empty cell near the game (the brain's answers decide which).
+    let second = [at(6, 9), at(9, 6), at(5, 5)]
+        .into_iter()
+        .find(|&mv| board.is_empty_cell(mv))
+        .expect("three cells cannot all hold the brain's two stones");
+    let last = turn(&mut brain, &mut board, second, budget);
 
     // BOARD blocks: a bad line, impossible counts, cells outside or taken twice are refused at
     // DONE (the lines before it get no reply), and the game stays as it was.
