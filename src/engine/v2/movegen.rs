@@ -54,6 +54,10 @@ pub fn generate_moves(
                 threat_count += 1;
             }
         }
+        if threat_count as u32 != pos.count(opp, Class::WinNext) {
+            // A threat cell outside the candidates (never seen): only the trial is sure.
+            threat_count = 0;
+        }
     }
     let n = pos.candidates().len();
     for i in 0..n {
@@ -71,9 +75,19 @@ pub fn generate_moves(
             {
                 continue;
             }
-            pos.make(cell, me);
-            let stops_threat = pos.count(opp, Class::WinNext) == 0;
-            pos.unmake(cell);
+            let stops_threat = if threat_count > 0 {
+                // Our stone can only take patterns away from the opponent, so the threat is
+                // gone when none of its cells keeps its class; each cell's new class is read
+                // from the one line the stone shares with it, without playing the stone.
+                threats[..threat_count].iter().all(|&threat| {
+                    threat == cell || pos.class_after_block(threat, opp, cell) < Class::WinNext
+                })
+            } else {
+                pos.make(cell, me);
+                let stops = pos.count(opp, Class::WinNext) == 0;
+                pos.unmake(cell);
+                stops
+            };
             if !stops_threat {
                 continue;
             }

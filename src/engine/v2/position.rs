@@ -277,6 +277,37 @@ impl Position {
         dr.max(dc) <= HALF && (dr == 0 || dc == 0 || dr == dc)
     }
 
+    /// The class `colour` would have at the empty cell `cell` once its opponent has a stone on
+    /// `blocker`, an empty cell within reach of it (`within_reach`), without playing the stone:
+    /// only the pattern of the line joining the two cells changes.
+    pub fn class_after_block(&self, cell: usize, colour: Stone, blocker: usize) -> Class {
+        let w = self.width as isize;
+        let dr = (cell / self.width) as isize - (blocker / self.width) as isize;
+        let dc = (cell % self.width) as isize - (blocker % self.width) as isize;
+        // `cell` is `blocker` plus `j` steps of direction `d`.
+        let (d, j) = if dr == 0 {
+            (0, dc)
+        } else if dc == 0 {
+            (1, dr)
+        } else if dr == dc {
+            (2, dr)
+        } else {
+            (3, dr)
+        };
+        debug_assert_eq!(blocker as isize + self.dirs[d] * j, cell as isize);
+        debug_assert!(j != 0 && j.unsigned_abs() <= HALF && self.dirs[3] == w - 1);
+        // The field of `blocker` in `cell`'s window, as `shift_lines` numbers it.
+        let field = if j > 0 {
+            HALF - j as usize
+        } else {
+            HALF - 1 + j.unsigned_abs()
+        };
+        let state = line_state(self.lines[cell][d], colour) + self.table.delta(field, false);
+        let code = self.table.code_at(state) as u16;
+        let word = (self.words[cell][colour.index()] & !(0xF << (4 * d))) | code << (4 * d);
+        self.combos.class(word)
+    }
+
     /// The cells on the four lines through `cell`, at most `reach` away from it (walls included:
     /// the padding keeps every index inside the grid for reaches up to `HALF`).
     fn line_neighbours(&self, cell: usize, reach: usize) -> impl Iterator<Item = usize> + '_ {
@@ -655,6 +686,48 @@ mod tests {
             pos.find_win_near(Stone::Black, four),
             Some(pos.cell_of(Move::new(1, 5)))
         );
+    }
+
+    #[test]
+    fn the_class_after_a_block_is_the_class_after_playing_it() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(14);
+        let mut compared = 0;
+        for overline_wins in [false, true] {
+            let table = pattern::table_for(5, overline_wins).unwrap();
+            for _ in 0..40 {
+                let (rows, cols) = (rng.gen_range(5..=16), rng.gen_range(5..=16));
+                let mut board = Board::new(rows, cols).unwrap();
+                for i in 0..rng.gen_range(4..40) {
+                    let mv = Move::new(rng.gen_range(0..rows), rng.gen_range(0..cols));
+                    if board.is_empty_cell(mv) {
+                        board.play(mv, Stone::BOTH[i % 2]).unwrap();
+                    }
+                }
+                let mut pos = Position::new(&board, table);
+                let empty: Vec<usize> = (0..pos.cells.len()).filter(|&c| pos.is_empty(c)).collect();
+                for &blocker in &empty {
+                    for colour in Stone::BOTH {
+                        let near: Vec<usize> = empty
+                            .iter()
+                            .copied()
+                            .filter(|&c| c != blocker && pos.within_reach(c, blocker))
+                            .collect();
+                        let predicted: Vec<Class> = near
+                            .iter()
+                            .map(|&c| pos.class_after_block(c, colour, blocker))
+                            .collect();
+                        pos.make(blocker, colour.opponent());
+                        let played: Vec<Class> =
+                            near.iter().map(|&c| pos.class(c, colour)).collect();
+                        pos.unmake(blocker);
+                        assert_eq!(predicted, played, "{:?}", board.to_rows());
+                        compared += near.len();
+                    }
+                }
+            }
+        }
+        assert!(compared > 10_000, "only {compared} cells compared");
     }
 
     #[test]
