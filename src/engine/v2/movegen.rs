@@ -83,7 +83,7 @@ pub fn generate_moves(
                     threat == cell || pos.class_after_block(threat, opp, cell) < Class::WinNext
                 })
             } else {
-                pos.make(cell, me);
+                pos.make_tactical(cell, me);
                 let stops = pos.count(opp, Class::WinNext) == 0;
                 pos.unmake(cell);
                 stops

@@ -164,10 +164,10 @@ impl ThreatSearch {
                 result = 3;
                 break;
             }
-            pos.make(cell, att);
+            pos.make_tactical(cell, att);
             if pos.count(def, Class::Win) == 0 {
                 if let Some(reply) = pos.find_win_near(att, cell) {
-                    pos.make(reply, def);
+                    pos.make_tactical(reply, def);
                     self.last_four = Some(cell);
                     let plies = self.vcf(pos, clock, att, depth - 1, ply + 1);
                     self.last_four = last_four;
@@ -212,13 +212,13 @@ impl ThreatSearch {
             pos.cells_of_class(att, Class::Four, &mut fours);
         }
         for cell in fours {
-            pos.make(cell, att);
+            pos.make_tactical(cell, att);
             let plies = if pos.count(def, Class::Win) > 0 {
                 0
             } else if pos.count(att, Class::Win) >= 2 {
                 3
             } else if let Some(reply) = pos.find_win(att) {
-                pos.make(reply, def);
+                pos.make_tactical(reply, def);
                 self.last_four = Some(cell);
                 let plies = self.vcf(pos, clock, att, depth.saturating_sub(1), 0);
                 self.last_four = None;
@@ -358,7 +358,7 @@ impl ThreatSearch {
         depth: u32,
         ply: usize,
     ) -> i32 {
-        pos.make(cell, att);
+        pos.make_tactical(cell, att);
         let outer = std::mem::replace(&mut self.last_threat, anchors);
         let plies = self.defender_turn(pos, clock, att, depth, ply + 1);
         self.last_threat = outer;
@@ -399,7 +399,7 @@ impl ThreatSearch {
         }
         let mut longest = 0;
         for (reply, _) in replies {
-            pos.make(reply, def);
+            pos.make_tactical(reply, def);
             let plies = self.vct(pos, clock, att, depth, ply + 1);
             pos.unmake(reply);
             if plies == 0 || clock.stopped() {
