@@ -419,8 +419,8 @@ impl Position {
     }
 
     /// `make` for the threat searches, which read patterns and classes but never evaluate: the
-    /// evaluation's sums are not updated (the matching `unmake` restores them), which saves a
-    /// fifth of a make's work.
+    /// evaluation's sums are not updated (the matching `unmake` restores them), which saves 8%
+    /// of `connect5 bench`'s instructions.
     pub fn make_tactical(&mut self, cell: usize, colour: Stone) {
         self.place::<false>(cell, colour);
     }
