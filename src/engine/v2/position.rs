@@ -534,17 +534,23 @@ impl Position {
     /// Counts the stone at `cell` in (`ADD`) or out of the nearness of the cells around it;
     /// a cell whose count becomes one joins the candidates (unmake takes them back in bulk).
     fn touch_near<const ADD: bool>(&mut self, cell: usize) {
+        const SPAN: usize = 2 * NEAR_RADIUS as usize + 1;
         let w = self.width as isize;
         for dr in -NEAR_RADIUS..=NEAR_RADIUS {
-            for dc in -NEAR_RADIUS..=NEAR_RADIUS {
-                let q = (cell as isize + dr * w + dc) as usize;
-                if ADD {
-                    self.near[q] += 1;
-                    if self.near[q] == 1 && self.cells[q] != WALL {
-                        self.candidates.push(q as u32);
+            // One slice per row of the square, so that the loop needs no bounds checks.
+            let start = (cell as isize + dr * w - NEAR_RADIUS) as usize;
+            let near = &mut self.near[start..start + SPAN];
+            if ADD {
+                let cells = &self.cells[start..start + SPAN];
+                for (offset, (count, &content)) in near.iter_mut().zip(cells).enumerate() {
+                    *count += 1;
+                    if *count == 1 && content != WALL {
+                        self.candidates.push((start + offset) as u32);
                     }
-                } else {
-                    self.near[q] -= 1;
+                }
+            } else {
+                for count in near {
+                    *count -= 1;
                 }
             }
         }
