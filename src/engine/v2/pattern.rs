@@ -198,6 +198,15 @@ fn field_to_line(f: usize) -> usize {
     }
 }
 
+/// Key field of the cell `offset` steps from the centre along the line (negative: before it),
+/// for `offset` in `-HALF..=HALF` other than 0: the inverse of [`field_to_line`].
+#[inline(always)]
+pub fn field_of_offset(offset: isize) -> usize {
+    let line = (HALF as isize + offset) as usize;
+    // The centre has no field: the fields after it are numbered one lower.
+    line - usize::from(line > HALF)
+}
+
 impl PatternTable {
     fn build(k: usize, overline_wins: bool) -> PatternTable {
         let mut classifier = Classifier {

@@ -288,7 +288,6 @@ impl Position {
     /// `blocker`, an empty cell within reach of it (`within_reach`), without playing the stone:
     /// only the pattern of the line joining the two cells changes.
     pub fn class_after_block(&self, cell: usize, colour: Stone, blocker: usize) -> Class {
-        let w = self.width as isize;
         let dr = (cell / self.width) as isize - (blocker / self.width) as isize;
         let dc = (cell % self.width) as isize - (blocker % self.width) as isize;
         // `cell` is `blocker` plus `j` steps of direction `d`.
@@ -302,13 +301,9 @@ impl Position {
             (3, dr)
         };
         debug_assert_eq!(blocker as isize + self.dirs[d] * j, cell as isize);
-        debug_assert!(j != 0 && j.unsigned_abs() <= HALF && self.dirs[3] == w - 1);
-        // The field of `blocker` in `cell`'s window, as `shift_lines` numbers it.
-        let field = if j > 0 {
-            HALF - j as usize
-        } else {
-            HALF - 1 + j.unsigned_abs()
-        };
+        debug_assert!(j != 0 && j.unsigned_abs() <= HALF);
+        // `blocker` lies `-j` steps from `cell`, the centre of `cell`'s window.
+        let field = pattern::field_of_offset(-j);
         let state = line_state(self.lines[cell][d], colour) + self.table.delta(field, false);
         let code = self.table.code_at(state) as u16;
         let word = (self.words[cell][colour.index()] & !(0xF << (4 * d))) | code << (4 * d);
@@ -453,7 +448,13 @@ impl Position {
     /// them (removing leaves the words to `unmake`, which puts the saved ones back).
     #[inline(always)]
     fn shift_lines<const PLACE: bool, const EVAL: bool>(&mut self, cell: usize, colour: Stone) {
-        let deltas: [u32; 2 * HALF] = std::array::from_fn(|f| {
+        // The change of a cell's line state, by where the stone lies from that cell: entry
+        // `HALF + k` for a stone `k` steps after it (the centre's entry is unused).
+        let deltas: [u32; 2 * HALF + 1] = std::array::from_fn(|k| {
+            if k == HALF {
+                return 0;
+            }
+            let f = pattern::field_of_offset(k as isize - HALF as isize);
             let (own, other) = (self.table.delta(f, true), self.table.delta(f, false));
             if colour == Stone::Black {
                 both_colours(own, other)
@@ -467,7 +468,7 @@ impl Position {
                 let after = (cell as isize + step * i as isize) as usize;
                 self.shift_line::<PLACE, EVAL>(after, d, deltas[HALF - i]);
                 let before = (cell as isize - step * i as isize) as usize;
-                self.shift_line::<PLACE, EVAL>(before, d, deltas[HALF - 1 + i]);
+                self.shift_line::<PLACE, EVAL>(before, d, deltas[HALF + i]);
             }
         }
     }
