@@ -49,7 +49,8 @@ enum Command {
     Review(review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
-    /// Fit the evaluation's tables to the results of played games (match JSON summaries).
+    /// Fit the evaluation's tables to played games (match JSON summaries): to their results, or
+    /// to the scores of searches of their positions.
     Tune(tune::TuneArgs),
     /// The morpion (tic-tac-toe) agents of the course: games, training, analysis.
     Morpion(morpion_command::MorpionArgs),

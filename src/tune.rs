@@ -1,11 +1,12 @@
-//! `connect5 tune`: fits the evaluation's tables to the results of played games (the library's
-//! `engine::tuning`) and writes them where the build reads them. docs/engine.md gives the
-//! commands that made the shipped tables.
+//! `connect5 tune`: fits the evaluation's tables (the library's `engine::tuning`) to played games,
+//! either to their results or to the scores of searches of their positions, and writes them where
+//! the build reads them. docs/engine.md gives the commands that made the shipped tables.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use connect5::board::Stone;
+use connect5::board::{Board, Rule, Stone};
+use connect5::engine::is_mate;
 use connect5::engine::tuning::{
     self, eval_features, ordering_sample, FitSettings, OrderingSample, OrderingWeights, Sample,
     Weights,
@@ -15,8 +16,25 @@ use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
     /// Match summaries (`connect5 match --json`) whose games are the data.
-    #[arg(required = true, value_name = "MATCH_JSON")]
+    #[arg(value_name = "MATCH_JSON", required_unless_present = "labels")]
     files: Vec<PathBuf>,
+    /// Label the games' positions with the score of a search of this many plies instead of
+    /// their game's result (the evaluation is fitted to what the search sees from them).
+    #[arg(long, value_name = "PLIES", conflicts_with = "ordering")]
+    label_depth: Option<u32>,
+    /// With --label-depth: label one position in this many of each game.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "label_depth")]
+    label_every: usize,
+    /// With --label-depth: searches run at once (one thread each).
+    #[arg(long, default_value_t = 2, requires = "label_depth")]
+    jobs: usize,
+    /// With --label-depth: also write the labelled positions to this file (read back with
+    /// --labels, so that fits of other settings need not search again).
+    #[arg(long, value_name = "FILE", requires = "label_depth")]
+    save_labels: Option<PathBuf>,
+    /// Labelled positions written by --save-labels, fitted instead of game results.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ordering", "label_depth"])]
+    labels: Vec<PathBuf>,
     /// Fit the move-ordering tables to the moves played instead of the evaluation to the results.
     #[arg(long)]
     ordering: bool,
@@ -45,6 +63,13 @@ pub struct TuneArgs {
     /// Fit only on quiet positions: neither side can make a four (no three on the board).
     #[arg(long)]
     quiet: bool,
+    /// Keep each combination's ratio of the side to move's value to the opponent's (fit one value
+    /// per combination).
+    #[arg(long, conflicts_with = "ordering")]
+    keep_ratios: bool,
+    /// Leave the threat term as it is.
+    #[arg(long, conflicts_with = "ordering")]
+    fixed_threat: bool,
     /// Report the losses of the current tables and stop, writing nothing.
     #[arg(long)]
     dry_run: bool,
@@ -130,10 +155,193 @@ fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample
     Ok(Some(samples))
 }
 
+/// Logistic scale of a fit to search scores (evaluation units): a score of this much is a 73%
+/// expectation, the range where the shipped tables' middle-game scores lie.
+const LABEL_SCALE: f64 = 400.0;
+
+/// A position labelled with a search's score for its side to move; `game` numbers the game it
+/// came from (the hold-out keeps a game's positions together).
+struct Labelled {
+    game: usize,
+    rule: Rule,
+    board: Board,
+    score: i32,
+}
+
+impl Labelled {
+    /// One line of a labels file: `GAME K SCORE ROW/ROW/...`.
+    fn to_line(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.game,
+            self.rule.k,
+            self.score,
+            self.board.to_rows().join("/")
+        )
+    }
+
+    fn from_line(line: &str) -> Result<Labelled, String> {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [game, k, score, rows] = fields[..] else {
+            return Err(format!("expected GAME K SCORE ROWS, found {line:?}"));
+        };
+        let number = |text: &str, what: &str| {
+            text.parse::<i64>()
+                .map_err(|_| format!("{what} {text:?} is not a number"))
+        };
+        let board = Board::from_rows(&rows.split('/').collect::<Vec<_>>())?;
+        let k = usize::try_from(number(k, "line length")?)
+            .map_err(|_| format!("line length {k} out of range"))?;
+        let rule = Rule::for_board_with_k(board.rows(), board.cols(), Some(k))
+            .map_err(|longest| format!("line length {k} out of range (1 to {longest})"))?;
+        Ok(Labelled {
+            game: usize::try_from(number(game, "game")?)
+                .map_err(|_| format!("game {game} out of range"))?,
+            rule,
+            board,
+            score: i32::try_from(number(score, "score")?)
+                .map_err(|_| format!("score {score} out of range"))?,
+        })
+    }
+}
+
+/// The labelled positions: read from --labels files, or sampled from the games and searched.
+fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
+    let Some(depth) = args.label_depth else {
+        let mut labelled = Vec::new();
+        for path in &args.labels {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            for (index, line) in text.lines().enumerate() {
+                labelled.push(
+                    Labelled::from_line(line)
+                        .map_err(|e| format!("{} line {}: {e}", path.display(), index + 1))?,
+                );
+            }
+        }
+        return Ok(labelled);
+    };
+    let every = args.label_every.max(1);
+    let mut positions = Vec::new();
+    let mut games = 0;
+    for path in &args.files {
+        let summary = load_summary(path)?;
+        for game in &summary.games {
+            let context = |e: String| format!("{} game {}: {e}", path.display(), game.game);
+            let rule = game.record.rule().map_err(context)?;
+            games += 1;
+            let replayed = game.record.replay().map_err(context)?;
+            // A different phase in each game, so every ply is sampled somewhere.
+            positions.extend(
+                replayed
+                    .into_iter()
+                    .filter(|m| (m.ply + games) % every == 0)
+                    .map(|m| (games, rule, m.board)),
+            );
+        }
+    }
+    let total = positions.len();
+    eprintln!("{games} games: labelling {total} positions by searches of depth {depth}");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let label = |(game, rule, board): &(usize, Rule, Board)| {
+        tuning::search_label(board, *rule, depth).map(|score| Labelled {
+            game: *game,
+            rule: *rule,
+            board: board.clone(),
+            score,
+        })
+    };
+    let mut labelled: Vec<(usize, Labelled)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..args.jobs.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(position) = positions.get(i) else {
+                            return done;
+                        };
+                        if (i + 1).is_multiple_of(1000) {
+                            eprintln!("labelled {} of {total}", i + 1);
+                        }
+                        done.extend(label(position).map(|l| (i, l)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    labelled.sort_unstable_by_key(|&(i, _)| i);
+    let labelled: Vec<Labelled> = labelled.into_iter().map(|(_, l)| l).collect();
+    if let Some(path) = &args.save_labels {
+        let text: String = labelled.iter().map(|l| l.to_line() + "\n").collect();
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!(
+            "{} labelled positions written to {}",
+            labelled.len(),
+            path.display()
+        );
+    }
+    Ok(labelled)
+}
+
+/// The samples of a fit to search scores: each position's target is the score's expectation
+/// under the fit's logistic scale.
+fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
+    let scale = args.scale.unwrap_or(LABEL_SCALE);
+    let labelled = labelled_positions(args)?;
+    let mut data = Data {
+        fit: Vec::new(),
+        held_out: Vec::new(),
+        games: 0,
+    };
+    let mut last_game = None;
+    for position in labelled {
+        if last_game != Some(position.game) {
+            data.games += 1;
+            last_game = Some(position.game);
+        }
+        // A proven win or loss is the threat searches' to find, not the evaluation's to predict.
+        if is_mate(position.score) {
+            continue;
+        }
+        let Some(features) = eval_features(&position.board, position.rule, args.quiet) else {
+            continue;
+        };
+        let sample = Sample {
+            features,
+            result: 1.0 / (1.0 + (-f64::from(position.score) / scale).exp()),
+        };
+        if args.hold_out_every > 0 && position.game.is_multiple_of(args.hold_out_every) {
+            data.held_out.push(sample);
+        } else {
+            data.fit.push(sample);
+        }
+    }
+    if data.fit.is_empty() {
+        return Err("no labelled position to fit".into());
+    }
+    Ok(data)
+}
+
 fn tune(args: &TuneArgs) -> Result<(), String> {
-    let data = load(args)?;
+    let searched = args.label_depth.is_some() || !args.labels.is_empty();
+    let data = if searched {
+        load_labelled(args)?
+    } else {
+        load(args)?
+    };
     let current = Weights::current();
-    let (fitted_scale, offset) = tuning::fit_scale(&data.fit, &current);
+    // Search scores are in the evaluation's own units: no offset to find, and the scale only
+    // says over which range of scores the fit weighs its errors.
+    let (fitted_scale, offset) = if searched {
+        (LABEL_SCALE, 0.0)
+    } else {
+        tuning::fit_scale(&data.fit, &current)
+    };
     let scale = args.scale.unwrap_or(fitted_scale);
     let start = tuning::shifted(&current, offset);
     let losses = |weights: &Weights| {
@@ -152,6 +360,16 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         before.0,
         before.1
     );
+    if searched {
+        // Soft targets: a perfect fit still pays their own entropy.
+        let entropy = |p: f64| {
+            let p = p.clamp(1e-9, 1.0 - 1e-9);
+            -(p * p.ln() + (1.0 - p) * (1.0 - p).ln())
+        };
+        let least =
+            data.fit.iter().map(|s| entropy(s.result)).sum::<f64>() / data.fit.len().max(1) as f64;
+        eprintln!("least possible loss (the labels' own entropy) {least:.5}");
+    }
     if args.dry_run {
         return Ok(());
     }
@@ -160,6 +378,8 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         epochs: args.epochs,
         learning_rate: args.learning_rate,
         l2: args.l2,
+        keep_ratios: args.keep_ratios,
+        fit_threat: !args.fixed_threat,
     };
     let fitted = tuning::fit(&data.fit, &start, settings, |epoch, loss| {
         eprintln!("epoch {epoch}: loss {loss:.5}");
@@ -287,6 +507,8 @@ fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
         epochs: args.epochs,
         learning_rate: args.learning_rate,
         l2: args.l2,
+        keep_ratios: false,
+        fit_threat: false,
     };
     let fitted = tuning::fit_ordering(&data.fit, &start, settings, |epoch, loss| {
         eprintln!("epoch {epoch}: loss {loss:.5}");

@@ -62,3 +62,119 @@ fn quiet_keeps_only_the_positions_without_a_three_and_writes_nothing_on_a_dry_ru
     );
     assert!(!out.exists(), "a dry run writes nothing");
 }
+
+/// (own, opp) of every combination line of a tables file.
+fn combination_values(text: &str) -> Vec<(i64, i64)> {
+    text.lines()
+        .filter(|l| l.starts_with("combination"))
+        .map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            let value = |name: &str| -> i64 {
+                let at = fields.iter().position(|&f| f == name).expect(name);
+                fields[at + 1].parse().expect("a number")
+            };
+            (value("own"), value("opp"))
+        })
+        .collect()
+}
+
+#[test]
+fn search_labels_are_saved_read_back_and_fitted_with_the_ratios_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (json, labels, fit) = (path("games.json"), path("d2.labels"), path("fit.txt"));
+    let played = run(&[
+        "match",
+        "--player1",
+        "builtin:engine=v2,depth=2,name=a",
+        "--player2",
+        "builtin:engine=v2,depth=3,name=b",
+        "--board",
+        "11x11",
+        "--games",
+        "4",
+        "--random-opening",
+        "3",
+        "--seed",
+        "9",
+        "--quiet",
+        "--json",
+        &json,
+    ]);
+    assert!(played.status.success(), "{played:?}");
+    let labelled = run(&[
+        "tune",
+        "--dry-run",
+        "--label-depth",
+        "2",
+        "--label-every",
+        "3",
+        "--jobs",
+        "2",
+        "--save-labels",
+        &labels,
+        &json,
+    ]);
+    assert!(labelled.status.success(), "{labelled:?}");
+    let saved = std::fs::read_to_string(&labels).expect("the labels were written");
+    assert!(saved.lines().count() > 0, "no position labelled");
+    for line in saved.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 4, "GAME K SCORE ROWS: {line}");
+        assert_eq!(fields[1], "5", "the exact-five rule: {line}");
+        fields[2].parse::<i32>().expect("a score");
+        assert_eq!(fields[3].split('/').count(), 11, "11 rows: {line}");
+    }
+    let reread = run(&["tune", "--dry-run", "--labels", &labels]);
+    assert!(reread.status.success(), "{reread:?}");
+    assert_eq!(positions_fitted(&reread), positions_fitted(&labelled));
+
+    let fitted = run(&[
+        "tune",
+        "--labels",
+        &labels,
+        "--keep-ratios",
+        "--epochs",
+        "30",
+        "--learning-rate",
+        "5",
+        "--out",
+        &fit,
+    ]);
+    assert!(fitted.status.success(), "{fitted:?}");
+    let shipped = combination_values(include_str!("../src/engine/v2/eval_weights.txt"));
+    let new = combination_values(&std::fs::read_to_string(&fit).expect("the tables were written"));
+    assert_eq!(new.len(), shipped.len());
+    assert_ne!(new, shipped, "30 steps of 5 move the values");
+    for (&(own, opp), &(shipped_own, shipped_opp)) in new.iter().zip(&shipped) {
+        if shipped_opp == 0 {
+            assert_eq!(own, shipped_own, "kept where the opponent's value is 0");
+        } else {
+            let ratio = shipped_own as f64 / shipped_opp as f64;
+            assert!(
+                (own as f64 - ratio * opp as f64).abs() <= 1.0 + ratio,
+                "own {own} opp {opp}: ratio {ratio} not kept"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_malformed_labels_file_is_named_with_its_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let labels = dir.path().join("bad.labels");
+    std::fs::write(&labels, "3 3 120 0N0/000/000\n4 3 many 0N0/0B0/000\n").expect("write");
+    let output = run(&[
+        "tune",
+        "--dry-run",
+        "--labels",
+        labels.to_str().expect("utf-8"),
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("line 2") && stderr.contains("score \"many\" is not a number"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+}

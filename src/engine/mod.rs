@@ -13,7 +13,7 @@ mod zobrist;
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
 use std::sync::{Arc, Mutex};
 pub use time::{Clock, Deadline};
-pub use types::{Score, WIN, WIN_THRESHOLD};
+pub use types::{is_mate, Score, WIN, WIN_THRESHOLD};
 pub use v2::{tuning, Workbench};
 
 /// Which search answers. `V1` is the baseline alpha-beta the stronger engine is measured against.

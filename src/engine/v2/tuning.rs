@@ -8,12 +8,20 @@
 //! `sigmoid(eval / scale)`. The fit minimises the cross-entropy against the results with Adam
 //! (Kingma and Ba, 2015) on full batches, with an L2 pull towards the starting tables so that
 //! combinations seen rarely keep their hand-set values.
+//!
+//! The targets may also be the scores of the engine's own searches of the positions, as
+//! expectations under the same logistic (`search_label`): the static evaluation is then fitted to
+//! what a search of a few plies sees from the position (the way NNUE evaluations are trained on
+//! search scores, and KnightCap's TD-leaf learned from them: Baxter, Tridgell and Weaver, 1998).
 
 use super::eval::threat_mask;
 use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
+use super::search::{Searcher, CHECK_EVERY};
 use crate::board::{Board, Move, Rule};
+use crate::engine::time::{Deadline, SearchClock};
+use crate::engine::tt::Tt;
 
 /// Number of threat masks (`eval::threat_mask`).
 pub const THREAT_MASKS: usize = 1024;
@@ -62,6 +70,33 @@ pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<Eval
         opp: sparse(pos.combination_counts(opp)),
         threat: threat_mask(&pos, me) as u16,
     })
+}
+
+/// Transposition-table bytes of one labelling search: a fixed-depth search of a few plies fills
+/// a few megabytes, and labelling runs thousands of them.
+const LABEL_TABLE_BYTES: usize = 4 << 20;
+
+/// The score a main search of `depth` plies gives the side to move of `board` (the root's threat
+/// searches and safety check left out: a label is what the search's leaves see from this
+/// position, in the evaluation's units; a found win is a mate score). `None` where
+/// [`eval_features`] has none. Deterministic: no clock, a fresh table.
+pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
+    eval_features(board, rule, false)?;
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    let mut searcher = Searcher::new(Position::new(board, table), Tt::new(LABEL_TABLE_BYTES));
+    let mut root = Vec::new();
+    searcher.generate(me, &mut root);
+    if root.is_empty() {
+        return None;
+    }
+    root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+    Some(
+        searcher
+            .iterate(&mut clock, me, &mut root, depth, None)
+            .score,
+    )
 }
 
 /// A position and the result of its game for the side to move (1 won, 0.5 drawn, 0 lost).
@@ -226,6 +261,12 @@ pub struct FitSettings {
     pub learning_rate: f64,
     /// Pull towards the starting tables, per parameter, relative to the mean loss.
     pub l2: f64,
+    /// Keep each combination's ratio of `own` to `opp` as in the starting tables (one value per
+    /// combination is fitted): the side to move's weight per class is a balance the search's
+    /// pruning is set on (docs/engine.md, session 13), which a fit to scores does not see.
+    pub keep_ratios: bool,
+    /// Fit the threat term too (else it stays as it starts).
+    pub fit_threat: bool,
 }
 
 /// Fits `start` to `samples`; calls `progress(epoch, loss)` now and then.
@@ -239,6 +280,11 @@ pub fn fit(
     let mut params = origin.clone();
     let mut adam = Adam::new(start.len());
     let n = samples.len().max(1) as f64;
+    // own[c] = ratio[c] * opp[c] where the ratios are kept (combinations worth nothing to the
+    // opponent keep their `own` value).
+    let ratios: Vec<Option<f64>> = (0..COMBINATIONS)
+        .map(|c| (settings.keep_ratios && start.opp[c] != 0.0).then(|| start.own[c] / start.opp[c]))
+        .collect();
     for epoch in 1..=settings.epochs {
         let weights = Weights::from_flat(&params);
         let mut gradient = vec![0.0; params.len()];
@@ -258,7 +304,25 @@ pub fn fit(
         for (i, g) in gradient.iter_mut().enumerate() {
             *g += 2.0 * settings.l2 * (params[i] - origin[i]);
         }
+        for (c, ratio) in ratios.iter().enumerate() {
+            if let Some(ratio) = ratio {
+                gradient[COMBINATIONS + c] += ratio * gradient[c];
+                gradient[c] = 0.0;
+            } else if settings.keep_ratios {
+                gradient[c] = 0.0;
+            }
+        }
+        if !settings.fit_threat {
+            gradient[2 * COMBINATIONS..]
+                .iter_mut()
+                .for_each(|g| *g = 0.0);
+        }
         adam.step(&mut params, &gradient, settings.learning_rate);
+        for (c, ratio) in ratios.iter().enumerate() {
+            if let Some(ratio) = ratio {
+                params[c] = ratio * params[COMBINATIONS + c];
+            }
+        }
         if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
             progress(
                 epoch,
@@ -540,6 +604,8 @@ mod tests {
             epochs: 200,
             learning_rate: 2.0,
             l2: 0.0,
+            keep_ratios: false,
+            fit_threat: true,
         };
         let before = loss(&samples, &start, 100.0);
         let fitted = fit(&samples, &start, settings, |_, _| {});
@@ -586,6 +652,8 @@ mod tests {
             epochs: 300,
             learning_rate: 5.0,
             l2: 0.0,
+            keep_ratios: false,
+            fit_threat: true,
         };
         let before = ordering_loss(&samples, &start, 50.0);
         let fitted = fit_ordering(&samples, &start, settings, |_, _| {});
