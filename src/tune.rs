@@ -33,7 +33,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "FILE", requires = "label_depth")]
     save_labels: Option<PathBuf>,
     /// Labelled positions written by --save-labels, fitted instead of game results.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["ordering", "label_depth"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ordering", "label_depth", "files"])]
     labels: Vec<PathBuf>,
     /// Fit the move-ordering tables to the moves played instead of the evaluation to the results.
     #[arg(long)]
@@ -97,6 +97,17 @@ struct Data {
     games: usize,
 }
 
+impl Data {
+    /// The samples of game number `game`: every `--hold-out-every`th game is held out.
+    fn add(&mut self, args: &TuneArgs, game: usize, samples: impl IntoIterator<Item = Sample>) {
+        if args.hold_out_every > 0 && game.is_multiple_of(args.hold_out_every) {
+            self.held_out.extend(samples);
+        } else {
+            self.fit.extend(samples);
+        }
+    }
+}
+
 fn load(args: &TuneArgs) -> Result<Data, String> {
     let mut data = Data {
         fit: Vec::new(),
@@ -112,13 +123,8 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
                 continue;
             };
             data.games += 1;
-            let held_out =
-                args.hold_out_every > 0 && data.games.is_multiple_of(args.hold_out_every);
-            if held_out {
-                data.held_out.extend(samples);
-            } else {
-                data.fit.extend(samples);
-            }
+            let game = data.games;
+            data.add(args, game, samples);
         }
     }
     if data.fit.is_empty() {
@@ -315,11 +321,7 @@ fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
             features,
             result: 1.0 / (1.0 + (-f64::from(position.score) / scale).exp()),
         };
-        if args.hold_out_every > 0 && position.game.is_multiple_of(args.hold_out_every) {
-            data.held_out.push(sample);
-        } else {
-            data.fit.push(sample);
-        }
+        data.add(args, position.game, [sample]);
     }
     if data.fit.is_empty() {
         return Err("no labelled position to fit".into());

@@ -23,11 +23,8 @@ fn positions_fitted(output: &Output) -> usize {
         .unwrap_or_else(|| panic!("no count in {text}"))
 }
 
-#[test]
-fn quiet_keeps_only_the_positions_without_a_three_and_writes_nothing_on_a_dry_run() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let json = dir.path().join("games.json");
-    let json_arg = json.to_str().expect("utf-8 path");
+/// Plays `games` short games on 11×11 between two fixed-depth engines into the summary `json`.
+fn play_games(json: &str, games: &str, seed: &str) {
     let played = run(&[
         "match",
         "--player1",
@@ -37,16 +34,24 @@ fn quiet_keeps_only_the_positions_without_a_three_and_writes_nothing_on_a_dry_ru
         "--board",
         "11x11",
         "--games",
-        "6",
+        games,
         "--random-opening",
         "3",
         "--seed",
-        "5",
+        seed,
         "--quiet",
         "--json",
-        json_arg,
+        json,
     ]);
-    assert!(played.status.success(), "{:?}", played);
+    assert!(played.status.success(), "{played:?}");
+}
+
+#[test]
+fn quiet_keeps_only_the_positions_without_a_three_and_writes_nothing_on_a_dry_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("games.json");
+    let json_arg = json.to_str().expect("utf-8 path");
+    play_games(json_arg, "6", "5");
     let out = dir.path().join("fit.txt");
     let out_arg = out.to_str().expect("utf-8 path");
     let all = run(&["tune", "--dry-run", "--out", out_arg, json_arg]);
@@ -83,25 +88,7 @@ fn search_labels_are_saved_read_back_and_fitted_with_the_ratios_kept() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
     let (json, labels, fit) = (path("games.json"), path("d2.labels"), path("fit.txt"));
-    let played = run(&[
-        "match",
-        "--player1",
-        "builtin:engine=v2,depth=2,name=a",
-        "--player2",
-        "builtin:engine=v2,depth=3,name=b",
-        "--board",
-        "11x11",
-        "--games",
-        "4",
-        "--random-opening",
-        "3",
-        "--seed",
-        "9",
-        "--quiet",
-        "--json",
-        &json,
-    ]);
-    assert!(played.status.success(), "{played:?}");
+    play_games(&json, "4", "9");
     let labelled = run(&[
         "tune",
         "--dry-run",
