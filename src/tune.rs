@@ -319,7 +319,7 @@ fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
         };
         let sample = Sample {
             features,
-            result: 1.0 / (1.0 + (-f64::from(position.score) / scale).exp()),
+            result: tuning::sigmoid(f64::from(position.score) / scale),
         };
         data.add(args, position.game, [sample]);
     }
@@ -363,14 +363,10 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         before.1
     );
     if searched {
-        // Soft targets: a perfect fit still pays their own entropy.
-        let entropy = |p: f64| {
-            let p = p.clamp(1e-9, 1.0 - 1e-9);
-            -(p * p.ln() + (1.0 - p) * (1.0 - p).ln())
-        };
-        let least =
-            data.fit.iter().map(|s| entropy(s.result)).sum::<f64>() / data.fit.len().max(1) as f64;
-        eprintln!("least possible loss (the labels' own entropy) {least:.5}");
+        eprintln!(
+            "least possible loss (the labels' own entropy) {:.5}",
+            tuning::least_loss(&data.fit)
+        );
     }
     if args.dry_run {
         return Ok(());

@@ -170,8 +170,7 @@ fn think(
         return decide(searcher, clock.nodes(), five, mate_in(1), 1);
     }
     let mut root = Vec::new();
-    let set = searcher.generate(me, &mut root);
-    root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let set = searcher.root_moves(me, &mut root);
     if let Some((cell, score)) = forced_answer(searcher, me, &root, set) {
         return decide(searcher, clock.nodes(), cell, score, 0);
     }

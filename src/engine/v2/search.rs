@@ -112,6 +112,11 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     }
 }
 
+/// Best ordering score first; equal scores by cell, so that the order is reproducible.
+fn sort_by_score(list: &mut [(usize, i32)]) {
+    list.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
 impl Searcher {
     pub fn new(pos: Position, tt: Tt) -> Searcher {
         let cells = pos.width * (pos.rows + 2 * super::position::PAD);
@@ -442,7 +447,14 @@ impl Searcher {
                 entry.1 += 2_000;
             }
         }
-        list.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        sort_by_score(list);
+    }
+
+    /// Fills `list` with the root's moves for `me`, best-scored first.
+    pub fn root_moves(&mut self, me: Stone, list: &mut Vec<(usize, i32)>) -> MoveSet {
+        let set = self.generate(me, list);
+        sort_by_score(list);
+        set
     }
 
     /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).

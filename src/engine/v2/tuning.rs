@@ -19,7 +19,7 @@ use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use super::search::{Searcher, CHECK_EVERY};
-use crate::board::{Board, Move, Rule};
+use crate::board::{Board, Move, Rule, Stone};
 use crate::engine::time::{Deadline, SearchClock};
 use crate::engine::tt::Tt;
 
@@ -43,13 +43,8 @@ pub struct EvalFeatures {
 /// where no tactic is pending and the static evaluation alone judges (a position whose next
 /// moves are forced says more about the tactic than about the tables).
 pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<EvalFeatures> {
-    let table = pattern::table_for(rule.k, rule.overline_wins)?;
-    let me = board.side_to_move().ok()?;
-    let pos = Position::new(board, table);
+    let (pos, me) = undecided_position(board, rule)?;
     let opp = me.opponent();
-    if pos.count_at_least(me, Class::WinNext) > 0 || pos.count(opp, Class::Win) > 0 {
-        return None;
-    }
     if quiet_only
         && [me, opp]
             .iter()
@@ -72,6 +67,18 @@ pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<Eval
     })
 }
 
+/// The position and its side to move, unless the search's rules decide it without the
+/// evaluation (a five or an open four to play, a five to block) or the rule or the stone counts
+/// leave it without patterns or side to move.
+fn undecided_position(board: &Board, rule: Rule) -> Option<(Position, Stone)> {
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    let pos = Position::new(board, table);
+    let decided =
+        pos.count_at_least(me, Class::WinNext) > 0 || pos.count(me.opponent(), Class::Win) > 0;
+    (!decided).then_some((pos, me))
+}
+
 /// Transposition-table bytes of one labelling search: a fixed-depth search of a few plies fills
 /// a few megabytes, and labelling runs thousands of them.
 const LABEL_TABLE_BYTES: usize = 4 << 20;
@@ -81,16 +88,13 @@ const LABEL_TABLE_BYTES: usize = 4 << 20;
 /// position, in the evaluation's units; a found win is a mate score). `None` where
 /// [`eval_features`] has none. Deterministic: no clock, a fresh table.
 pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
-    eval_features(board, rule, false)?;
-    let table = pattern::table_for(rule.k, rule.overline_wins)?;
-    let me = board.side_to_move().ok()?;
-    let mut searcher = Searcher::new(Position::new(board, table), Tt::new(LABEL_TABLE_BYTES));
+    let (pos, me) = undecided_position(board, rule)?;
+    let mut searcher = Searcher::new(pos, Tt::new(LABEL_TABLE_BYTES));
     let mut root = Vec::new();
-    searcher.generate(me, &mut root);
+    searcher.root_moves(me, &mut root);
     if root.is_empty() {
         return None;
     }
-    root.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
     Some(
         searcher
@@ -184,18 +188,32 @@ fn pattern_name(pattern: Pattern) -> String {
     format!("{pattern:?}")
 }
 
-fn sigmoid(x: f64) -> f64 {
+/// The logistic: an evaluation over its scale as an expected score.
+pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
+}
+
+/// Cross-entropy of the prediction `p` against the (possibly soft) target.
+fn cross_entropy(p: f64, target: f64) -> f64 {
+    let p = p.clamp(1e-9, 1.0 - 1e-9);
+    -(target * p.ln() + (1.0 - target) * (1.0 - p).ln())
+}
+
+/// The least mean loss any tables can reach on `samples`: their targets' own entropy (zero for
+/// game results, more for the soft targets of search scores).
+pub fn least_loss(samples: &[Sample]) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .map(|s| cross_entropy(s.result, s.result))
+        .sum();
+    total / samples.len().max(1) as f64
 }
 
 /// Mean cross-entropy of the predictions `sigmoid(eval / scale)` against the results.
 pub fn loss(samples: &[Sample], weights: &Weights, scale: f64) -> f64 {
     let total: f64 = samples
         .iter()
-        .map(|s| {
-            let p = sigmoid(weights.evaluate(&s.features) / scale).clamp(1e-9, 1.0 - 1e-9);
-            -(s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln())
-        })
+        .map(|s| cross_entropy(sigmoid(weights.evaluate(&s.features) / scale), s.result))
         .sum();
     total / samples.len().max(1) as f64
 }
@@ -236,10 +254,7 @@ pub fn fit_scale(samples: &[Sample], weights: &Weights) -> (f64, f64) {
     let loss_at = |scale: f64, offset: f64| {
         evals
             .iter()
-            .map(|&(e, r)| {
-                let p = sigmoid((e + offset) / scale).clamp(1e-9, 1.0 - 1e-9);
-                -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
-            })
+            .map(|&(e, r)| cross_entropy(sigmoid((e + offset) / scale), r))
             .sum::<f64>()
     };
     let best_offset = |scale: f64| minimise(-10_000.0, 10_000.0, |o| loss_at(scale, o));
