@@ -112,9 +112,30 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     }
 }
 
-/// Best ordering score first; equal scores by cell, so that the order is reproducible.
+/// The ordering of moves: best score first; equal scores by cell, so that the order is
+/// reproducible.
+fn ordering(a: &(usize, i32), b: &(usize, i32)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
 fn sort_by_score(list: &mut [(usize, i32)]) {
-    list.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    list.sort_unstable_by(ordering);
+}
+
+/// Moves a node picks one at a time (selection) before it sorts the rest: most nodes cut off or
+/// prune after a few moves, and sorting every list of some 80 candidates cost an eighth of the
+/// search's time. Either way the moves come in the order of [`sort_by_score`].
+const PICKED_BEFORE_SORT: usize = 10;
+
+/// Brings the best of `list[i..]` to `i`, in the order of [`sort_by_score`].
+fn pick_next(list: &mut [(usize, i32)], i: usize) {
+    let mut best = i;
+    for j in i + 1..list.len() {
+        if ordering(&list[j], &list[best]).is_lt() {
+            best = j;
+        }
+    }
+    list.swap(i, best);
 }
 
 impl Searcher {
@@ -204,7 +225,12 @@ impl Searcher {
             // No four and no defence: the opponent's open four comes next, then its five.
             return mated_in(ply as i32 + 4);
         }
-        self.order(&mut list, entry.and_then(|entry| entry.mv), ply);
+        self.score_for_order(&mut list, entry.and_then(|entry| entry.mv), ply);
+        // The singular test walks the whole list in order.
+        let mut sorted = depth >= SINGULAR_DEPTH;
+        if sorted {
+            sort_by_score(&mut list);
+        }
         let new_depth = depth - 1 + i32::from(set == MoveSet::ForcedBlock);
         let singular = set == MoveSet::All
             && entry.is_some_and(|entry| self.is_singular(clock, me, depth, ply, entry, &list));
@@ -215,7 +241,30 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
+        let quiet_limit = late_move_limit(depth, pv_node);
+        let threat_limit = if pv_node {
+            usize::MAX
+        } else {
+            move_count_limit(depth)
+        };
+        // Past both limits every move is late.
+        let all_late = if pv_node {
+            usize::MAX
+        } else {
+            quiet_limit.max(threat_limit)
+        };
         for i in 0..list.len() {
+            if i >= all_late && best > -WIN_THRESHOLD {
+                break;
+            }
+            if !sorted {
+                if i < PICKED_BEFORE_SORT {
+                    pick_next(&mut list, i);
+                } else {
+                    sort_by_score(&mut list[i..]);
+                    sorted = true;
+                }
+            }
             let (cell, _) = list[i];
             let quiet = set == MoveSet::All && is_quiet(&self.pos, cell, me);
             // Late-move pruning: moves far down the ordering are not searched at all (the
@@ -223,11 +272,7 @@ impl Searcher {
             // that does not lose: quiet moves past their limit, and at non-PV nodes threats and
             // defences past the move-count limit (never a forced block: it is the only move, and
             // the limit is at least 3).
-            let late = if quiet {
-                i >= late_move_limit(depth, pv_node)
-            } else {
-                !pv_node && i >= move_count_limit(depth)
-            };
+            let late = i >= if quiet { quiet_limit } else { threat_limit };
             if late && best > -WIN_THRESHOLD {
                 continue;
             }
@@ -436,7 +481,8 @@ impl Searcher {
         *history = history.saturating_add(bonus);
     }
 
-    fn order(&self, list: &mut [(usize, i32)], tt_move: Option<usize>, ply: usize) {
+    /// Adds the table's move and the killers to the moves' ordering scores.
+    fn score_for_order(&self, list: &mut [(usize, i32)], tt_move: Option<usize>, ply: usize) {
         let killers = self.killers[ply];
         for entry in list.iter_mut() {
             if Some(entry.0) == tt_move {
@@ -447,7 +493,6 @@ impl Searcher {
                 entry.1 += 2_000;
             }
         }
-        sort_by_score(list);
     }
 
     /// Fills `list` with the root's moves for `me`, best-scored first.
