@@ -79,6 +79,22 @@ impl Tt {
         self.generation = (self.generation + 1) % GENERATIONS;
     }
 
+    /// Asks the processor to bring `key`'s bucket into its cache, so that the probe of a node
+    /// about to be searched does not wait on memory (that wait was two thirds of the search's
+    /// own time outside make, unmake and move generation). A hint only: nothing changes.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bucket = &self.buckets[key as usize & self.mask];
+            // SAFETY: a prefetch never faults and reads nothing; the address is a live bucket.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.as_ptr().cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let bucket = &self.buckets[key as usize & self.mask];
         for slot in 0..2 {

@@ -14,7 +14,7 @@ use crate::engine::tt::{Entry, Tt};
 use crate::engine::types::{
     mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE, WIN_THRESHOLD,
 };
-use crate::engine::zobrist::WHITE_TO_MOVE;
+use crate::engine::zobrist::{zobrist, WHITE_TO_MOVE};
 use crate::engine::{Progress, ProgressSink};
 
 pub const MAX_PLY: usize = 128;
@@ -138,6 +138,11 @@ fn pick_next(list: &mut [(usize, i32)], i: usize) {
     list.swap(i, best);
 }
 
+/// A table key: the stones' hash and the side to move.
+fn side_key(hash: u64, me: Stone) -> u64 {
+    hash ^ if me == Stone::Black { 0 } else { WHITE_TO_MOVE }
+}
+
 impl Searcher {
     pub fn new(pos: Position, tt: Tt) -> Searcher {
         let cells = pos.width * (pos.rows + 2 * super::position::PAD);
@@ -157,7 +162,12 @@ impl Searcher {
     }
 
     fn key(&self, me: Stone) -> u64 {
-        self.pos.hash() ^ if me == Stone::Black { 0 } else { WHITE_TO_MOVE }
+        side_key(self.pos.hash(), me)
+    }
+
+    /// The key of the position after `me` plays `cell`, without playing it.
+    fn child_key(&self, cell: usize, me: Stone) -> u64 {
+        side_key(self.pos.hash() ^ zobrist(cell, me), me.opponent())
     }
 
     /// Fills `list` with the moves worth searching for `me`, scored for ordering.
@@ -279,6 +289,9 @@ impl Searcher {
             let mut child = Child::new(cell, i, quiet, depth, new_depth);
             if singular && i == 0 {
                 child.depth += 1;
+            }
+            if child.depth - child.reduction > 0 {
+                self.tt.prefetch(self.child_key(cell, me));
             }
             let score = self.search_move(clock, me, &child, alpha, beta, ply);
             if clock.stopped() {
