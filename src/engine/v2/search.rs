@@ -129,10 +129,16 @@ const PICKED_BEFORE_SORT: usize = 10;
 
 /// Brings the best of `list[i..]` to `i`, in the order of [`sort_by_score`].
 fn pick_next(list: &mut [(usize, i32)], i: usize) {
+    // One integer per move that grows with the score and, for equal scores, as the cell falls:
+    // the best move is the largest key (cells are far below 2^32).
+    let key = |&(cell, score): &(usize, i32)| (i64::from(score) << 32) - cell as i64;
     let mut best = i;
-    for j in i + 1..list.len() {
-        if ordering(&list[j], &list[best]).is_lt() {
+    let mut best_key = key(&list[i]);
+    for (j, entry) in list.iter().enumerate().skip(i + 1) {
+        let k = key(entry);
+        if k > best_key {
             best = j;
+            best_key = k;
         }
     }
     list.swap(i, best);
