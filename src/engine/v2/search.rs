@@ -32,6 +32,11 @@ const LEAF_VCF_DEPTH: u32 = 8;
 /// score, per eighth of a ply of depth, that every other move must stay under.
 const SINGULAR_DEPTH: i32 = 6;
 const SINGULAR_MARGIN_PER_8_PLIES: i32 = 100;
+/// Ordering bonus of the two killers (quiet moves that refuted a sibling): enough to lift them
+/// above the other quiet moves and among the threes and fours, not ahead of every threat, as
+/// chess engines order killers after captures (+3,000 and +2,000, ahead of all but the
+/// four-threes, measured 13 Elo weaker over 400 games in session 16).
+const KILLER_BONUS: [i32; 2] = [150, 100];
 /// Fours tried in a row by the VCF search at the root.
 pub const ROOT_VCF_DEPTH: u32 = 24;
 
@@ -507,9 +512,9 @@ impl Searcher {
             if Some(entry.0) == tt_move {
                 entry.1 = i32::MAX;
             } else if entry.0 == killers[0] {
-                entry.1 += 3_000;
+                entry.1 += KILLER_BONUS[0];
             } else if entry.0 == killers[1] {
-                entry.1 += 2_000;
+                entry.1 += KILLER_BONUS[1];
             }
         }
     }
