@@ -117,14 +117,14 @@ fn late_move_limit(depth: i32, pv_node: bool) -> usize {
     }
 }
 
-/// The ordering of moves: best score first; equal scores by cell, so that the order is
-/// reproducible.
-fn ordering(a: &(usize, i32), b: &(usize, i32)) -> std::cmp::Ordering {
-    b.1.cmp(&a.1).then(a.0.cmp(&b.0))
+/// The order of moves as one integer, largest first: by ordering score, equal scores by cell
+/// (the lower first), so that the order is reproducible (cells are far below 2^32).
+fn order_key(&(cell, score): &(usize, i32)) -> i64 {
+    (i64::from(score) << 32) - cell as i64
 }
 
 fn sort_by_score(list: &mut [(usize, i32)]) {
-    list.sort_unstable_by(ordering);
+    list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
 
 /// Moves a node picks one at a time (selection) before it sorts the rest: most nodes cut off or
@@ -134,13 +134,10 @@ const PICKED_BEFORE_SORT: usize = 10;
 
 /// Brings the best of `list[i..]` to `i`, in the order of [`sort_by_score`].
 fn pick_next(list: &mut [(usize, i32)], i: usize) {
-    // One integer per move that grows with the score and, for equal scores, as the cell falls:
-    // the best move is the largest key (cells are far below 2^32).
-    let key = |&(cell, score): &(usize, i32)| (i64::from(score) << 32) - cell as i64;
     let mut best = i;
-    let mut best_key = key(&list[i]);
+    let mut best_key = order_key(&list[i]);
     for (j, entry) in list.iter().enumerate().skip(i + 1) {
-        let k = key(entry);
+        let k = order_key(entry);
         if k > best_key {
             best = j;
             best_key = k;
