@@ -5,9 +5,9 @@ depth of timed searches, where `connect5 bench` measures fixed-depth searches of
 usage: scripts/brain-speed.py BINARY MATCH_JSON [GAMES] [TURN_MS]
 
 Replays the first GAMES (default 6) games of a `connect5 match --json` summary through one
-`BINARY gomocup` process: for each game a `START`, then every position where the game's first
-mover was to move, sent as `BOARD` with `INFO timeout_turn TURN_MS` (default 300), so the brain
-keeps its table from move to move as in a match. Reads the `MESSAGE depth .. nodes .. time ..`
+`BINARY gomocup` process: for each game a `START`, then every other position from the one after
+the opening (those of the side to move there), sent as `BOARD` with `INFO timeout_turn TURN_MS`
+(default 300), so the brain keeps its table from move to move as in a match. Reads the `MESSAGE depth .. nodes .. time ..`
 line the brain prints before each move and sums the searches that took over 20 ms (instant
 answers, such as forced blocks, say nothing of speed). Run it on an idle machine: the figure is
 the machine's as much as the engine's; compare two binaries on the same summary, in turns.

@@ -265,12 +265,8 @@ impl Searcher {
         } else {
             move_count_limit(depth)
         };
-        // Past both limits every move is late.
-        let all_late = if pv_node {
-            usize::MAX
-        } else {
-            quiet_limit.max(threat_limit)
-        };
+        // Past both limits every move is late (never at a PV node, whose threat limit is none).
+        let all_late = quiet_limit.max(threat_limit);
         for i in 0..list.len() {
             if i >= all_late && best > -WIN_THRESHOLD {
                 break;
