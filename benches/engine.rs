@@ -56,8 +56,7 @@ fn fixed_depth_search(c: &mut Criterion) {
         kind: EngineKind::V2,
         hash_bytes: 4 << 20,
         max_depth: Some(3),
-        memory: None,
-        progress: None,
+        ..EngineConfig::default()
     };
     let mut group = c.benchmark_group("v2 search");
     group.sample_size(10);

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use connect5::board::{Board, Rule};
 use connect5::engine::bench_positions::POSITIONS;
+use connect5::engine::params::ParamArgs;
 use connect5::engine::{think, Deadline, EngineConfig, EngineKind};
 
 #[derive(clap::Args, Debug)]
@@ -20,6 +21,8 @@ pub struct BenchArgs {
     /// Transposition table of each search, in MiB.
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -29,6 +32,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         max_depth: Some(args.depth),
         memory: None,
         progress: None,
+        params: args.params.search_params(),
     };
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;

@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use connect5::engine::params::ParamArgs;
 use connect5::engine::{self, Deadline, EngineConfig, EngineKind, GameMemory};
 use connect5::gomocup::{Brain, BrainConfig, Step, Think};
 use connect5::pool::{SearchFailure, SearchPool};
@@ -33,6 +34,8 @@ pub struct GomocupArgs {
     /// No `MESSAGE` line with the search's depth, score, nodes, speed and line after each move.
     #[arg(long)]
     pub no_messages: bool,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 impl GomocupArgs {
@@ -45,6 +48,7 @@ impl GomocupArgs {
                 // A brain plays one game at a time: its table is kept from move to move.
                 memory: Some(Arc::new(GameMemory::new())),
                 progress: None,
+                params: self.params.search_params(),
             },
             messages: !self.no_messages,
             default_turn: Duration::from_millis(self.timeout_turn),

@@ -17,6 +17,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
+use connect5::engine::params::ParamArgs;
 use connect5::engine::{EngineConfig, EngineKind};
 use connect5::http::HttpConfig;
 use connect5::server::{self, ServerConfig, ShutdownFrom};
@@ -84,6 +85,8 @@ struct PlayerArgs {
     /// several replicas share one machine's cores.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     search_slots: Option<usize>,
+    #[command(flatten)]
+    params: ParamArgs,
 }
 
 #[derive(Args, Debug)]
@@ -144,6 +147,7 @@ impl PlayerArgs {
                 max_depth: None,
                 memory: None,
                 progress: None,
+                params: self.params.search_params(),
             },
             overline_wins: self.overline_wins,
             max_budget: Duration::from_millis(self.max_budget),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use connect5::board::{Board, Move, Rule, Stone};
+use connect5::engine::params::ParamArgs;
 use connect5::engine::{Deadline, EngineConfig, EngineKind, GameMemory};
 use connect5::pool::{SearchFailure, SearchPool};
 use connect5::referee::parse_board;
@@ -35,6 +36,8 @@ pub struct PlayArgs {
     /// Transposition-table size, in MiB.
     #[arg(long, value_name = "MB", default_value_t = 64)]
     pub hash: usize,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 fn symbol(stone: Option<Stone>) -> char {
@@ -209,6 +212,7 @@ fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String>
         // One game: the table is kept from one engine move to the next.
         memory: Some(Arc::new(GameMemory::new())),
         progress: None,
+        params: args.params.search_params(),
     };
     let board = Board::new(rows, cols).map_err(|e| e.to_string())?;
     Ok((board, rule, config))

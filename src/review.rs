@@ -77,8 +77,7 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
             kind: args.engine,
             hash_bytes: args.hash.saturating_mul(1 << 20),
             max_depth: None,
-            memory: None,
-            progress: None,
+            ..EngineConfig::default()
         },
     };
     let mut tally = LossTally::default();

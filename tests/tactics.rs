@@ -165,8 +165,7 @@ fn engine_move(board: &Board, rule: Rule, depth: u32) -> Decision {
         kind: EngineKind::V2,
         hash_bytes: 8 << 20,
         max_depth: Some(depth),
-        memory: None,
-        progress: None,
+        ..EngineConfig::default()
     };
     think(board, rule, &Deadline::unlimited(), &config).expect("position has a move")
 }

@@ -2,6 +2,7 @@
 
 pub mod bench_positions;
 mod deepen;
+pub mod params;
 pub(crate) mod solver;
 mod time;
 mod tt;
@@ -11,6 +12,7 @@ mod v2;
 mod zobrist;
 
 use crate::board::{Board, ImpossibleCounts, Move, Rule, Stone};
+pub use params::SearchParams;
 use std::sync::{Arc, Mutex};
 pub use time::{Clock, Deadline};
 pub use types::{is_mate, Score, WIN, WIN_THRESHOLD};
@@ -51,6 +53,9 @@ pub struct EngineConfig {
     /// Told of every completed iteration (an analysis front end streams them); `None` for a
     /// search whose caller only wants its decision.
     pub progress: Option<ProgressSink>,
+    /// The search's tunable constants (engine v2; the defaults are the engine as shipped).
+    /// (Shared: every search of a session or match reads the same values.)
+    pub params: Arc<SearchParams>,
 }
 
 impl Default for EngineConfig {
@@ -61,6 +66,7 @@ impl Default for EngineConfig {
             max_depth: None,
             memory: None,
             progress: None,
+            params: Arc::default(),
         }
     }
 }
@@ -212,8 +218,7 @@ pub fn instant_move(board: &Board, rule: Rule) -> Result<Move, NoMove> {
         kind: EngineKind::V1,
         hash_bytes: 0,
         max_depth: Some(1),
-        memory: None,
-        progress: None,
+        ..EngineConfig::default()
     };
     Ok(v1::search(board, rule, side, &Deadline::at(now, now), &config).mv)
 }

@@ -178,12 +178,12 @@ impl Brain {
     }
 
     /// Puts a stone of the side to move on `mv` (the command `what` placed it); `Err` is the
-    /// reply that refuses it, the board unchanged.
-    fn place(&mut self, what: &str, mv: Move) -> Result<(), Step> {
+    /// reply that refuses it, the board unchanged (boxed: a refusal is rare, a `Step` large).
+    fn place(&mut self, what: &str, mv: Move) -> Result<(), Box<Step>> {
         let Some(board) = &mut self.board else {
-            return Err(no_game(what));
+            return Err(Box::new(no_game(what)));
         };
-        let refuse = |why: String| error(format!("{what} {}: {why}", format_point(mv)));
+        let refuse = |why: String| Box::new(error(format!("{what} {}: {why}", format_point(mv))));
         check_cell(board, mv).map_err(refuse)?;
         let side = board
             .side_to_move()
@@ -194,14 +194,14 @@ impl Brain {
     fn opponent_move(&mut self, mv: Move) -> Step {
         match self.place("TURN", mv) {
             Ok(()) => self.think(),
-            Err(refusal) => refusal,
+            Err(refusal) => *refusal,
         }
     }
 
     fn play_confirmed(&mut self, mv: Move) -> Step {
         match self.place("PLAY", mv) {
             Ok(()) => say(format_point(mv)),
-            Err(refusal) => refusal,
+            Err(refusal) => *refusal,
         }
     }
 

@@ -112,7 +112,7 @@ pub fn search(
             .and_then(|memory| memory.take(made_for))
             .unwrap_or_else(|| Tt::new(made_for.bytes));
         tt.next_search();
-        let mut searcher = Searcher::new(pos, tt);
+        let mut searcher = Searcher::new(pos, tt, &config.params);
         let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
         let decision = think(&mut searcher, &mut clock, side, config);
         if let Some(memory) = &config.memory {

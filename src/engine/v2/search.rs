@@ -9,6 +9,7 @@ use super::position::Position;
 use super::threat::ThreatSearch;
 use crate::board::Stone;
 use crate::engine::deepen::{deepen, Choice, Iteration};
+use crate::engine::params::SearchParams;
 use crate::engine::time::SearchClock;
 use crate::engine::tt::{Entry, Tt};
 use crate::engine::types::{
@@ -20,23 +21,8 @@ use crate::engine::{Progress, ProgressSink};
 pub const MAX_PLY: usize = 128;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 pub const CHECK_EVERY: u64 = 256;
-/// Plies a leaf facing an open three is searched beyond the nominal depth.
-const QUIESCENCE_PLIES: i32 = 2;
-/// Reverse futility pruning: the deepest node it applies to, and its margin per ply of depth
-/// (evaluation units; margins of 60 and 160 and depths of 5 measured no better).
-const REVERSE_FUTILITY_DEPTH: i32 = 3;
-const REVERSE_FUTILITY_MARGIN: i32 = 100;
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 8;
-/// Singular extension: the shallowest node it is tried at, and the margin below the table's
-/// score, per eighth of a ply of depth, that every other move must stay under.
-const SINGULAR_DEPTH: i32 = 6;
-const SINGULAR_MARGIN_PER_8_PLIES: i32 = 100;
-/// Ordering bonus of the two killers (quiet moves that refuted a sibling): enough to lift them
-/// above the other quiet moves and among the threes and fours, not ahead of every threat, as
-/// chess engines order killers after captures (+3,000 and +2,000, ahead of all but the
-/// four-threes, measured 13 Elo weaker over 400 games in session 16).
-const KILLER_BONUS: [i32; 2] = [150, 100];
 /// Fours tried in a row by the VCF search at the root.
 pub const ROOT_VCF_DEPTH: u32 = 24;
 
@@ -46,10 +32,87 @@ pub const ROOT_VCF_DEPTH: u32 = 24;
 pub struct Searcher {
     pub pos: Position,
     tt: Tt,
+    tuning: Tuning,
     killers: Vec<[usize; 2]>,
     history: Vec<[u32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
     pub threats: ThreatSearch,
+}
+
+/// The tunable constants ([`SearchParams`]) as the search reads them, whole numbers rounded.
+/// Measured choices behind the defaults: reverse futility margins of 60 and 160 and a depth of 5
+/// no better than 100 and 3; killers at +3,000 and +2,000 (ahead of every threat but the
+/// four-threes) 13 Elo weaker over 400 games than +150 and +100, which put them among the
+/// threes and fours, as chess engines order killers after captures (session 16).
+struct Tuning {
+    reverse_futility_margin: i32,
+    reverse_futility_depth: i32,
+    lmr_base: f64,
+    lmr_divisor: f64,
+    lmr_first_move: usize,
+    quiet_limit_base: f64,
+    quiet_limit_slope: f64,
+    move_count_base: f64,
+    move_count_exponent: f64,
+    singular_depth: i32,
+    /// Margin below the table's score per eighth of a ply of depth.
+    singular_margin: f64,
+    aspiration_window: i32,
+    killer_bonus: [i32; 2],
+    /// Plies a leaf facing an open three is searched beyond the nominal depth.
+    quiescence_plies: i32,
+    root_reduction_from: usize,
+}
+
+impl Tuning {
+    fn new(params: &SearchParams) -> Tuning {
+        let whole = |value: f64| value.round() as i32;
+        Tuning {
+            reverse_futility_margin: whole(params.reverse_futility_margin),
+            reverse_futility_depth: whole(params.reverse_futility_depth),
+            lmr_base: params.lmr_base,
+            lmr_divisor: params.lmr_divisor,
+            lmr_first_move: whole(params.lmr_first_move).max(1) as usize,
+            quiet_limit_base: params.quiet_limit_base,
+            quiet_limit_slope: params.quiet_limit_slope,
+            move_count_base: params.move_count_base,
+            move_count_exponent: params.move_count_exponent,
+            singular_depth: whole(params.singular_depth),
+            singular_margin: params.singular_margin,
+            aspiration_window: whole(params.aspiration_window).max(1),
+            killer_bonus: [whole(params.killer_first), whole(params.killer_second)],
+            quiescence_plies: whole(params.quiescence_plies),
+            root_reduction_from: whole(params.root_reduction_from).max(1) as usize,
+        }
+    }
+
+    /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth:
+    /// growing with both, as the logarithmic formula of chess engines (Stockfish's reductions
+    /// table).
+    fn late_move_reduction(&self, depth: i32, i: usize) -> i32 {
+        let r = (self.lmr_base + (depth as f64).ln() * (i as f64).ln() / self.lmr_divisor) as i32;
+        r.clamp(0, (depth - 1).max(0))
+    }
+
+    /// Moves searched at a non-PV node of this depth before the later threats and defences are
+    /// pruned: Rapfi's move-count pruning, 3 + depth^1.32, which Rapfi applies to every move
+    /// (its sources credit it with about 155 Elo). In a tactical middle game nearly every move
+    /// makes a three or four or blocks one, so the quiet-move limit below hardly ever applies
+    /// there.
+    fn move_count_limit(&self, depth: i32) -> usize {
+        (self.move_count_base + f64::from(depth.max(0)).powf(self.move_count_exponent)) as usize
+    }
+
+    /// Quiet moves searched at a node of this depth before the rest are pruned.
+    fn late_move_limit(&self, depth: i32, pv_node: bool) -> usize {
+        let base =
+            (self.quiet_limit_base + self.quiet_limit_slope * f64::from(depth.max(0))) as usize;
+        if pv_node {
+            2 * base
+        } else {
+            base
+        }
+    }
 }
 
 /// One move of a node, as [`Searcher::search_move`] searches it.
@@ -65,13 +128,20 @@ struct Child {
 
 impl Child {
     /// The `i`-th move of a node of `depth`: late quiet moves are first searched shallower.
-    fn new(cell: usize, i: usize, quiet: bool, depth: i32, new_depth: i32) -> Child {
+    fn new(
+        tuning: &Tuning,
+        cell: usize,
+        i: usize,
+        quiet: bool,
+        depth: i32,
+        new_depth: i32,
+    ) -> Child {
         Child {
             cell,
             first: i == 0,
             depth: new_depth,
-            reduction: if quiet && depth >= 2 && i >= 2 {
-                late_move_reduction(depth, i)
+            reduction: if quiet && depth >= 2 && i >= tuning.lmr_first_move {
+                tuning.late_move_reduction(depth, i)
             } else {
                 0
             },
@@ -90,31 +160,6 @@ pub struct RootResult {
 /// blocks a two, and such moves were most of every node's list.
 fn is_quiet(pos: &Position, cell: usize, me: Stone) -> bool {
     pos.class(cell, me) < Class::Three && pos.class(cell, me.opponent()) < Class::DoubleThree
-}
-
-/// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth: growing
-/// with both, as the logarithmic formula of chess engines (Stockfish's reductions table).
-fn late_move_reduction(depth: i32, i: usize) -> i32 {
-    let r = (0.4 + (depth as f64).ln() * (i as f64).ln() / 2.2) as i32;
-    r.clamp(0, (depth - 1).max(0))
-}
-
-/// Moves searched at a non-PV node of this depth before the later threats and defences are
-/// pruned: Rapfi's move-count pruning, 3 + depth^1.32, which Rapfi applies to every move (its
-/// sources credit it with about 155 Elo). In a tactical middle game nearly every move makes a
-/// three or four or blocks one, so the quiet-move limit below hardly ever applies there.
-fn move_count_limit(depth: i32) -> usize {
-    3 + f64::from(depth.max(0)).powf(1.32) as usize
-}
-
-/// Quiet moves searched at a node of this depth before the rest are pruned.
-fn late_move_limit(depth: i32, pv_node: bool) -> usize {
-    let base = 3 + 2 * depth.max(0) as usize;
-    if pv_node {
-        2 * base
-    } else {
-        base
-    }
 }
 
 /// The order of moves as one integer, largest first: by ordering score, equal scores by cell
@@ -152,11 +197,12 @@ fn side_key(hash: u64, me: Stone) -> u64 {
 }
 
 impl Searcher {
-    pub fn new(pos: Position, tt: Tt) -> Searcher {
+    pub fn new(pos: Position, tt: Tt, params: &SearchParams) -> Searcher {
         let cells = pos.width * (pos.rows + 2 * super::position::PAD);
         Searcher {
             pos,
             tt,
+            tuning: Tuning::new(params),
             killers: vec![[usize::MAX; 2]; MAX_PLY + 1],
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -245,7 +291,7 @@ impl Searcher {
         }
         self.score_for_order(&mut list, entry.and_then(|entry| entry.mv), ply);
         // The singular test walks the whole list in order.
-        let mut sorted = depth >= SINGULAR_DEPTH;
+        let mut sorted = depth >= self.tuning.singular_depth;
         if sorted {
             sort_by_score(&mut list);
         }
@@ -259,11 +305,11 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
-        let quiet_limit = late_move_limit(depth, pv_node);
+        let quiet_limit = self.tuning.late_move_limit(depth, pv_node);
         let threat_limit = if pv_node {
             usize::MAX
         } else {
-            move_count_limit(depth)
+            self.tuning.move_count_limit(depth)
         };
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
@@ -290,7 +336,7 @@ impl Searcher {
             if late && best > -WIN_THRESHOLD {
                 continue;
             }
-            let mut child = Child::new(cell, i, quiet, depth, new_depth);
+            let mut child = Child::new(&self.tuning, cell, i, quiet, depth, new_depth);
             if singular && i == 0 {
                 child.depth += 1;
             }
@@ -335,7 +381,7 @@ impl Searcher {
         entry: Entry,
         list: &[(usize, i32)],
     ) -> bool {
-        if depth < SINGULAR_DEPTH || list.len() < 2 {
+        if depth < self.tuning.singular_depth || list.len() < 2 {
             return false;
         }
         let score = score_from_table(entry.score, ply);
@@ -346,13 +392,13 @@ impl Searcher {
         {
             return false;
         }
-        let singular_beta = score - SINGULAR_MARGIN_PER_8_PLIES * depth / 8;
+        let singular_beta = score - (self.tuning.singular_margin * f64::from(depth) / 8.0) as i32;
         let reduced = (depth - 1) / 2;
         let opp = me.opponent();
         for (i, &(cell, _)) in list.iter().enumerate().skip(1) {
             // The quiet moves late-move pruning would skip are not alternatives either; the
             // threats past the move-count limit are still tried (the version measured).
-            if i >= late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
+            if i >= self.tuning.late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
                 continue;
             }
             self.pos.make(cell, me);
@@ -385,7 +431,7 @@ impl Searcher {
         pv_node: bool,
     ) -> Option<i32> {
         if pv_node
-            || depth > REVERSE_FUTILITY_DEPTH
+            || depth > self.tuning.reverse_futility_depth
             || beta.abs() >= WIN_THRESHOLD
             || alpha.abs() >= WIN_THRESHOLD
             || self.pos.count_at_least(me.opponent(), Class::FourThree) > 0
@@ -393,7 +439,7 @@ impl Searcher {
             return None;
         }
         let eval = self.evaluate(me);
-        (eval - REVERSE_FUTILITY_MARGIN * depth >= beta).then_some(eval)
+        (eval - self.tuning.reverse_futility_margin * depth >= beta).then_some(eval)
     }
 
     /// Quiescence: a node past the nominal depth is a leaf unless it faces a four, or (down to a
@@ -403,7 +449,7 @@ impl Searcher {
         let opp = me.opponent();
         depth <= 0
             && self.pos.count(opp, Class::Win) == 0
-            && (depth <= -QUIESCENCE_PLIES || self.pos.count(opp, Class::WinNext) == 0)
+            && (depth <= -self.tuning.quiescence_plies || self.pos.count(opp, Class::WinNext) == 0)
     }
 
     /// The score of a node whose outcome the patterns already prove (a five to play, two of the
@@ -505,9 +551,9 @@ impl Searcher {
             if Some(entry.0) == tt_move {
                 entry.1 = i32::MAX;
             } else if entry.0 == killers[0] {
-                entry.1 += KILLER_BONUS[0];
+                entry.1 += self.tuning.killer_bonus[0];
             } else if entry.0 == killers[1] {
-                entry.1 += KILLER_BONUS[1];
+                entry.1 += self.tuning.killer_bonus[1];
             }
         }
     }
@@ -580,7 +626,7 @@ impl Searcher {
         depth: u32,
         previous: Score,
     ) -> (i32, Option<usize>) {
-        let mut window = 40;
+        let mut window = self.tuning.aspiration_window;
         let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_THRESHOLD {
             (previous - window, previous + window)
         } else {
@@ -635,7 +681,8 @@ impl Searcher {
                 score = -self.negamax(clock, opp, depth - 1, -beta, -alpha, 1);
             } else {
                 // Late quiet root moves are first searched a ply shallower.
-                let reduction = i32::from(quiet && depth >= 3 && i >= 6);
+                let reduction =
+                    i32::from(quiet && depth >= 3 && i >= self.tuning.root_reduction_from);
                 score = -self.negamax(clock, opp, depth - 1 - reduction, -alpha - 1, -alpha, 1);
                 if score > alpha && reduction > 0 && !clock.stopped() {
                     score = -self.negamax(clock, opp, depth - 1, -alpha - 1, -alpha, 1);

@@ -20,6 +20,7 @@ use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use super::search::{Searcher, CHECK_EVERY};
 use crate::board::{Board, Move, Rule, Stone};
+use crate::engine::params::SearchParams;
 use crate::engine::time::{Deadline, SearchClock};
 use crate::engine::tt::Tt;
 
@@ -89,7 +90,7 @@ const LABEL_TABLE_BYTES: usize = 4 << 20;
 /// [`eval_features`] has none. Deterministic: no clock, a fresh table.
 pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
     let (pos, me) = undecided_position(board, rule)?;
-    let mut searcher = Searcher::new(pos, Tt::new(LABEL_TABLE_BYTES));
+    let mut searcher = Searcher::new(pos, Tt::new(LABEL_TABLE_BYTES), &SearchParams::default());
     let mut root = Vec::new();
     searcher.root_moves(me, &mut root);
     if root.is_empty() {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::board::{Board, Move, Rule};
+use crate::engine::params::{ParamError, SearchParams};
 use crate::engine::{Clock, EngineConfig, EngineKind};
 use crate::pool::SearchPool;
 use crate::protocol::parse_reply;
@@ -221,9 +222,12 @@ pub enum PlayerSpecError {
     #[error("{key}= applies to {kind} players only")]
     WrongKind { key: String, kind: &'static str },
     #[error(
-        "unknown player option {0:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=)"
+        "unknown player option {0:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=, or a search parameter of a builtin player)"
     )]
     UnknownOption(String),
+    /// A search parameter (`engine::params`) of a builtin player that does not parse.
+    #[error("{0}")]
+    Param(ParamError),
 }
 
 /// One word of a player description.
@@ -326,6 +330,11 @@ impl DraftSpec {
                     key: key.to_string(),
                     kind: "builtin",
                 })
+            }
+            (param, PlayerKind::Builtin(config)) if SearchParams::is_known(param) => {
+                Arc::make_mut(&mut config.params)
+                    .set(param, value)
+                    .map_err(PlayerSpecError::Param)?
             }
             ("memory", PlayerKind::Gomocup { max_memory, .. }) => {
                 let mb: u64 = parse_number("memory", value, "a size in MiB")?;

@@ -1,0 +1,288 @@
+//! The search's tunable constants, one place for their names, defaults and ranges, so that a
+//! tuner (`scripts/spsa.py`, docs/engine.md "Tuning the search") can move them from the command
+//! line (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild. The defaults
+//! are the values the engine plays with; engine v1 ignores them.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// One tunable constant: its name on the command line, its default, the range a value must lie
+/// in, and what it does.
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    pub help: &'static str,
+}
+
+macro_rules! params {
+    ($($field:ident: $default:expr, $min:expr, $max:expr, $help:expr;)*) => {
+        /// Values of the tunable constants, by field; [`SearchParams::default`] plays as shipped.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct SearchParams {
+            $(pub $field: f64,)*
+        }
+
+        impl Default for SearchParams {
+            fn default() -> Self {
+                SearchParams { $($field: $default,)* }
+            }
+        }
+
+        /// Every tunable constant, in the order of [`SearchParams`]' fields.
+        pub const PARAMS: &[ParamSpec] = &[
+            $(ParamSpec {
+                name: stringify!($field),
+                default: $default,
+                min: $min,
+                max: $max,
+                help: $help,
+            },)*
+        ];
+
+        impl SearchParams {
+            fn slot(&mut self, name: &str) -> Option<&mut f64> {
+                match name {
+                    $(stringify!($field) => Some(&mut self.$field),)*
+                    _ => None,
+                }
+            }
+
+            /// The values as `NAME=VALUE` pairs, in the order of [`PARAMS`].
+            pub fn pairs(&self) -> Vec<(&'static str, f64)> {
+                vec![$((stringify!($field), self.$field),)*]
+            }
+        }
+    };
+}
+
+params! {
+    reverse_futility_margin: 100.0, 0.0, 2000.0,
+        "reverse futility pruning: evaluation margin above beta per ply of depth";
+    reverse_futility_depth: 3.0, 0.0, 16.0,
+        "reverse futility pruning: deepest node it applies to (plies, rounded)";
+    lmr_base: 0.4, -2.0, 4.0,
+        "late-move reduction: base + ln(depth) ln(move number) / divisor plies";
+    lmr_divisor: 2.2, 0.5, 10.0,
+        "late-move reduction: divisor of ln(depth) ln(move number)";
+    lmr_first_move: 2.0, 1.0, 32.0,
+        "late-move reduction: index of the first quiet move reduced (rounded)";
+    quiet_limit_base: 3.0, 1.0, 64.0,
+        "late-move pruning: quiet moves searched = base + slope * depth (twice at PV nodes)";
+    quiet_limit_slope: 2.0, 0.0, 16.0,
+        "late-move pruning: quiet moves added per ply of depth";
+    move_count_base: 3.0, 1.0, 64.0,
+        "move-count pruning of threats at non-PV nodes: base + depth^exponent moves";
+    move_count_exponent: 1.32, 0.5, 3.0,
+        "move-count pruning: exponent of depth";
+    singular_depth: 6.0, 2.0, 64.0,
+        "singular extension: shallowest node it is tried at (plies, rounded)";
+    singular_margin: 100.0, 0.0, 2000.0,
+        "singular extension: margin below the table's score per eight plies of depth";
+    aspiration_window: 40.0, 1.0, 2000.0,
+        "aspiration window's first half-width around the last iteration's score";
+    killer_first: 150.0, 0.0, 50000.0,
+        "ordering bonus of the first killer move";
+    killer_second: 100.0, 0.0, 50000.0,
+        "ordering bonus of the second killer move";
+    quiescence_plies: 2.0, 0.0, 16.0,
+        "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
+    root_reduction_from: 6.0, 1.0, 256.0,
+        "index of the first quiet root move searched a ply shallower first (rounded)";
+}
+
+/// Why a `NAME=VALUE` was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("parameter {0:?} is not NAME=VALUE")]
+    NotAPair(String),
+    #[error("unknown parameter {name:?} (known: {known})")]
+    Unknown { name: String, known: String },
+    #[error("parameter {name}: {value:?} is not a number")]
+    NotANumber { name: String, value: String },
+    #[error("parameter {name}: {value} is outside {range}")]
+    OutOfRange {
+        name: String,
+        value: String,
+        range: String,
+    },
+}
+
+impl SearchParams {
+    /// Sets one constant by name, within its range.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
+        let pair = ParamPair::new(name, value)?;
+        self.assign(&pair);
+        Ok(())
+    }
+
+    /// Applies one `NAME=VALUE` pair.
+    pub fn apply(&mut self, pair: &str) -> Result<(), ParamError> {
+        let pair: ParamPair = pair.parse()?;
+        self.assign(&pair);
+        Ok(())
+    }
+
+    fn assign(&mut self, pair: &ParamPair) {
+        if let Some(slot) = self.slot(pair.name) {
+            *slot = pair.value;
+        }
+    }
+
+    /// The defaults with every pair applied in turn.
+    pub fn from_pairs<S: AsRef<str>>(pairs: &[S]) -> Result<SearchParams, ParamError> {
+        let mut params = SearchParams::default();
+        for pair in pairs {
+            params.apply(pair.as_ref())?;
+        }
+        Ok(params)
+    }
+
+    /// Whether `name` is a tunable constant.
+    pub fn is_known(name: &str) -> bool {
+        PARAMS.iter().any(|spec| spec.name == name)
+    }
+}
+
+/// One `NAME=VALUE` whose name is known and whose value lies in its range (what `--param` takes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamPair {
+    name: &'static str,
+    value: f64,
+}
+
+impl ParamPair {
+    fn new(name: &str, value: &str) -> Result<ParamPair, ParamError> {
+        let name = name.trim();
+        let Some(spec) = PARAMS.iter().find(|spec| spec.name == name) else {
+            return Err(ParamError::Unknown {
+                name: name.to_string(),
+                known: PARAMS
+                    .iter()
+                    .map(|spec| spec.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let number: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| ParamError::NotANumber {
+                name: name.to_string(),
+                value: value.to_string(),
+            })?;
+        if !(spec.min..=spec.max).contains(&number) {
+            return Err(ParamError::OutOfRange {
+                name: name.to_string(),
+                value: value.trim().to_string(),
+                range: format!("{} to {}", spec.min, spec.max),
+            });
+        }
+        Ok(ParamPair {
+            name: spec.name,
+            value: number,
+        })
+    }
+}
+
+impl FromStr for ParamPair {
+    type Err = ParamError;
+
+    fn from_str(pair: &str) -> Result<ParamPair, ParamError> {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| ParamError::NotAPair(pair.to_string()))?;
+        ParamPair::new(name, value)
+    }
+}
+
+/// The `--param` option of every front end that runs engine v2.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ParamArgs {
+    /// Set one of the search's tunable constants, NAME=VALUE (repeat for several; docs/engine.md,
+    /// "Tuning the search", lists them). For tuning and experiments: the defaults are the engine.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<ParamPair>,
+}
+
+impl ParamArgs {
+    /// The defaults with every `--param` applied in turn.
+    pub fn search_params(&self) -> Arc<SearchParams> {
+        let mut params = SearchParams::default();
+        for pair in &self.params {
+            params.assign(pair);
+        }
+        Arc::new(params)
+    }
+}
+
+impl fmt::Display for SearchParams {
+    /// The constants that differ from their defaults, as `NAME=VALUE` pairs (`defaults` if none).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let changed: Vec<String> = self
+            .pairs()
+            .into_iter()
+            .zip(PARAMS)
+            .filter(|((_, value), spec)| *value != spec.default)
+            .map(|((name, value), _)| format!("{name}={value}"))
+            .collect();
+        if changed.is_empty() {
+            write!(f, "defaults")
+        } else {
+            write!(f, "{}", changed.join(" "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_matches_its_field_and_default() {
+        let defaults = SearchParams::default().pairs();
+        assert_eq!(defaults.len(), PARAMS.len());
+        for ((name, value), spec) in defaults.iter().zip(PARAMS) {
+            assert_eq!(*name, spec.name);
+            assert_eq!(*value, spec.default);
+            assert!(
+                spec.min <= spec.default && spec.default <= spec.max,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn pairs_set_values_and_bad_ones_name_the_problem() {
+        let params = SearchParams::from_pairs(&["lmr_divisor=2.5", " killer_first = 90"]).unwrap();
+        assert_eq!(params.lmr_divisor, 2.5);
+        assert_eq!(params.killer_first, 90.0);
+        assert_eq!(params.to_string(), "lmr_divisor=2.5 killer_first=90");
+        assert_eq!(SearchParams::default().to_string(), "defaults");
+        assert!(matches!(
+            SearchParams::from_pairs(&["nope=1"]),
+            Err(ParamError::Unknown { .. })
+        ));
+        assert!(matches!(
+            SearchParams::from_pairs(&["lmr_base"]),
+            Err(ParamError::NotAPair(_))
+        ));
+        assert!(matches!(
+            SearchParams::from_pairs(&["lmr_base=x"]),
+            Err(ParamError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            SearchParams::from_pairs(&["lmr_base=NaN"]),
+            Err(ParamError::NotANumber { .. })
+        ));
+        let err = SearchParams::from_pairs(&["aspiration_window=0"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "parameter aspiration_window: 0 is outside 1 to 2000"
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! The search's tunable constants from the command line (`--param NAME=VALUE`, a builtin
+//! player's `NAME=VALUE`): the real binary, as a tuner drives it.
+
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_connect5");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run connect5")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The total of `connect5 bench`'s fixed-depth searches (deterministic for one binary).
+fn bench_nodes(extra: &[&str]) -> u64 {
+    let mut args = vec!["bench", "--depth", "5"];
+    args.extend_from_slice(extra);
+    let output = run(&args);
+    assert!(output.status.success(), "bench failed: {}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == "nodes").then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no node total in {text}"))
+}
+
+#[test]
+fn a_parameter_changes_the_search_and_its_default_changes_nothing() {
+    let shipped = bench_nodes(&[]);
+    assert_eq!(
+        bench_nodes(&["--param", "move_count_exponent=1.32"]),
+        shipped,
+        "the default value given explicitly"
+    );
+    let narrower = bench_nodes(&[
+        "--param",
+        "move_count_exponent=0.8",
+        "--param",
+        "quiet_limit_slope=1",
+    ]);
+    assert!(
+        narrower < shipped,
+        "pruning more searched {narrower} nodes against {shipped}"
+    );
+}
+
+#[test]
+fn a_bad_parameter_is_refused_with_a_line_that_names_it() {
+    for (args, mentions) in [
+        (
+            vec!["gomocup", "--param", "lmr_divisr=2"],
+            "unknown parameter \"lmr_divisr\"",
+        ),
+        (
+            vec!["bench", "--param", "lmr_divisor=two"],
+            "\"two\" is not a number",
+        ),
+        (
+            vec!["stdio", "--param", "aspiration_window=0"],
+            "aspiration_window: 0 is outside 1 to 2000",
+        ),
+        (vec!["play", "--param", "lmr_base"], "is not NAME=VALUE"),
+    ] {
+        let output = Command::new(BIN)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run connect5");
+        assert!(!output.status.success(), "{args:?} was accepted");
+        assert!(
+            stderr(&output).contains(mentions),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_builtin_player_takes_parameters_and_refuses_bad_ones() {
+    let played = run(&[
+        "match",
+        "--player1",
+        "builtin:engine=v2,depth=2,lmr_divisor=3,killer_first=0,name=tuned",
+        "--player2",
+        "builtin:engine=v2,depth=2,name=shipped",
+        "--board",
+        "9x9",
+        "--games",
+        "2",
+        "--random-opening",
+        "3",
+        "--seed",
+        "5",
+        "--quiet",
+    ]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let report = String::from_utf8_lossy(&played.stdout);
+    assert!(report.contains("tuned"), "{report}");
+
+    let refused = run(&[
+        "match",
+        "--player1",
+        "builtin:engine=v2,lmr_divisor=-1",
+        "--player2",
+        "builtin",
+        "--games",
+        "2",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("lmr_divisor: -1 is outside 0.5 to 10"),
+        "{}",
+        stderr(&refused)
+    );
+}
