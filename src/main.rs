@@ -50,6 +50,8 @@ enum Command {
     Review(review::ReviewArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
+    /// List the search's tunable constants (`--param NAME=VALUE`): name, default, range, meaning.
+    Params,
     /// Fit the evaluation's tables to played games (match JSON summaries): to their results, or
     /// to the scores of searches of their positions.
     Tune(tune::TuneArgs),
@@ -342,7 +344,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Bench(_) | Command::Review(_) | Command::Tune(_) | Command::Morpion(_)
+        Command::Bench(_)
+            | Command::Params
+            | Command::Review(_)
+            | Command::Tune(_)
+            | Command::Morpion(_)
     ) {
         exit_quietly_when_the_reader_leaves();
     }
@@ -360,6 +366,10 @@ fn main() -> ExitCode {
         Command::Match(args) => match_command::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Params => {
+            print!("{}", connect5::engine::params::table());
+            ExitCode::SUCCESS
+        }
         Command::Review(args) => review::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Morpion(args) => morpion_command::run(&args.args),

@@ -238,6 +238,19 @@ impl fmt::Display for SearchParams {
     }
 }
 
+/// Every tunable constant, one a line: name, default, least and largest value (the first four
+/// columns, separated by spaces, for scripts), then what it does.
+pub fn table() -> String {
+    let mut text = String::from("# name default min max  meaning\n");
+    for spec in PARAMS {
+        text.push_str(&format!(
+            "{} {} {} {}  {}\n",
+            spec.name, spec.default, spec.min, spec.max, spec.help
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
