@@ -6,7 +6,7 @@ sides), and steps every constant towards the side that won. Simultaneous perturb
 approximation (Spall 1992), with the gain schedules of Stockfish's and Rapfi's fishtest tuning.
 
 usage: scripts/spsa.py [--binary B] [--iterations N] [--tc 0/0.04] [--board 15x15] [--pairs 2]
-                       [--r-end 0.02] [--seed S] [--state FILE] [NAME:C_END ...]
+                       [--r-end 0.02] [--seed S] [--state FILE] [--start STATE] [NAME:C_END ...]
 
 NAME:C_END tunes the constant NAME (see `connect5 params`) with a perturbation of C_END at the
 last iteration (larger before); without any, the set below. The state (values, iteration, games)
@@ -14,7 +14,7 @@ is written to --state after every iteration and read back if the file exists, so
 stopped goes on where it was; a line per iteration goes to stdout, and at the end the `--param`
 options of the values reached. A figure of strength is a head-to-head match of those values
 against the defaults at the time of a real game, never the tuner's own games (docs/engine.md,
-"Tuning the search").
+"session 17: tuning the search").
 """
 import argparse
 import json
@@ -85,6 +85,8 @@ def main():
                         help="learning rate at the end, a_end / c_end^2 (fishtest's r_end)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--state", default="spsa-state.json")
+    parser.add_argument("--start", metavar="STATE",
+                        help="start from the values a previous run's state file reached")
     parser.add_argument("tuned", nargs="*", metavar="NAME:C_END")
     args = parser.parse_args()
 
@@ -101,6 +103,10 @@ def main():
 
     state = {"iteration": 0, "games": 0, "values": {n: specs[n][0] for n in tuned},
              "tuned": tuned, "history": []}
+    if args.start:
+        with open(args.start) as f:
+            reached = json.load(f)["values"]
+        state["values"].update({n: v for n, v in reached.items() if n in tuned})
     if os.path.exists(args.state):
         with open(args.state) as f:
             state = json.load(f)

@@ -28,13 +28,30 @@ fn bench_nodes(extra: &[&str]) -> u64 {
         .unwrap_or_else(|| panic!("no node total in {text}"))
 }
 
+/// `connect5 params`' default of one constant, as it prints it.
+fn listed_default(name: &str) -> String {
+    let output = run(&["params"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.lines()
+        .find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some(name)).then(|| words.next().map(str::to_string))?
+        })
+        .unwrap_or_else(|| panic!("{name} not listed in {text}"))
+}
+
 #[test]
 fn a_parameter_changes_the_search_and_its_default_changes_nothing() {
     let shipped = bench_nodes(&[]);
+    let default = format!(
+        "move_count_exponent={}",
+        listed_default("move_count_exponent")
+    );
     assert_eq!(
-        bench_nodes(&["--param", "move_count_exponent=1.32"]),
+        bench_nodes(&["--param", &default]),
         shipped,
-        "the default value given explicitly"
+        "the listed default given explicitly"
     );
     let narrower = bench_nodes(&[
         "--param",

@@ -1,7 +1,7 @@
 //! The search's tunable constants, one place for their names, defaults and ranges, so that a
-//! tuner (`scripts/spsa.py`, docs/engine.md "Tuning the search") can move them from the command
-//! line (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild. The defaults
-//! are the values the engine plays with; engine v1 ignores them.
+//! tuner (`scripts/spsa.py`, docs/engine.md "session 17: tuning the search") can move them from
+//! the command line (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild.
+//! The defaults are the values the engine plays with; engine v1 ignores them.
 
 use std::fmt;
 use std::str::FromStr;
@@ -59,33 +59,33 @@ macro_rules! params {
 }
 
 params! {
-    reverse_futility_margin: 100.0, 0.0, 2000.0,
+    reverse_futility_margin: 67.0, 0.0, 2000.0,
         "reverse futility pruning: evaluation margin above beta per ply of depth";
     reverse_futility_depth: 3.0, 0.0, 16.0,
         "reverse futility pruning: deepest node it applies to (plies, rounded)";
-    lmr_base: 0.4, -2.0, 4.0,
+    lmr_base: 0.45, -2.0, 4.0,
         "late-move reduction: base + ln(depth) ln(move number) / divisor plies";
-    lmr_divisor: 2.2, 0.5, 10.0,
+    lmr_divisor: 1.66, 0.5, 10.0,
         "late-move reduction: divisor of ln(depth) ln(move number)";
     lmr_first_move: 2.0, 1.0, 32.0,
         "late-move reduction: index of the first quiet move reduced (rounded)";
-    quiet_limit_base: 3.0, 1.0, 64.0,
+    quiet_limit_base: 1.9, 1.0, 64.0,
         "late-move pruning: quiet moves searched = base + slope * depth (twice at PV nodes)";
-    quiet_limit_slope: 2.0, 0.0, 16.0,
+    quiet_limit_slope: 2.05, 0.0, 16.0,
         "late-move pruning: quiet moves added per ply of depth";
-    move_count_base: 3.0, 1.0, 64.0,
+    move_count_base: 3.36, 1.0, 64.0,
         "move-count pruning of threats at non-PV nodes: base + depth^exponent moves";
-    move_count_exponent: 1.32, 0.5, 3.0,
+    move_count_exponent: 1.49, 0.5, 3.0,
         "move-count pruning: exponent of depth";
     singular_depth: 6.0, 2.0, 64.0,
         "singular extension: shallowest node it is tried at (plies, rounded)";
-    singular_margin: 100.0, 0.0, 2000.0,
+    singular_margin: 178.0, 0.0, 2000.0,
         "singular extension: margin below the table's score per eight plies of depth";
-    aspiration_window: 40.0, 1.0, 2000.0,
+    aspiration_window: 36.0, 1.0, 2000.0,
         "aspiration window's first half-width around the last iteration's score";
-    killer_first: 150.0, 0.0, 50000.0,
+    killer_first: 78.0, 0.0, 50000.0,
         "ordering bonus of the first killer move";
-    killer_second: 100.0, 0.0, 50000.0,
+    killer_second: 120.0, 0.0, 50000.0,
         "ordering bonus of the second killer move";
     quiescence_plies: 2.0, 0.0, 16.0,
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
@@ -203,8 +203,8 @@ impl FromStr for ParamPair {
 /// The `--param` option of every front end that runs engine v2.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct ParamArgs {
-    /// Set one of the search's tunable constants, NAME=VALUE (repeat for several; docs/engine.md,
-    /// "Tuning the search", lists them). For tuning and experiments: the defaults are the engine.
+    /// Set one of the search's tunable constants, NAME=VALUE (repeat for several; `connect5
+    /// params` lists them). For tuning and experiments: the defaults are the engine.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<ParamPair>,
 }

@@ -40,10 +40,10 @@ pub struct Searcher {
 }
 
 /// The tunable constants ([`SearchParams`]) as the search reads them, whole numbers rounded.
-/// Measured choices behind the defaults: reverse futility margins of 60 and 160 and a depth of 5
-/// no better than 100 and 3; killers at +3,000 and +2,000 (ahead of every threat but the
-/// four-threes) 13 Elo weaker over 400 games than +150 and +100, which put them among the
-/// threes and fours, as chess engines order killers after captures (session 16).
+/// The defaults of the margins, reductions, limits and killer bonuses come from an SPSA tuning
+/// (docs/engine.md, "session 17: tuning the search"); by hand, killers at +3,000 and +2,000
+/// (ahead of every threat but the four-threes) measured 13 Elo weaker than among the threes and
+/// fours, as chess engines order killers after captures (session 16).
 struct Tuning {
     reverse_futility_margin: i32,
     reverse_futility_depth: i32,
@@ -95,7 +95,7 @@ impl Tuning {
     }
 
     /// Moves searched at a non-PV node of this depth before the later threats and defences are
-    /// pruned: Rapfi's move-count pruning, 3 + depth^1.32, which Rapfi applies to every move
+    /// pruned: Rapfi's move-count pruning, 3 + depth^1.32 in Rapfi, which applies it to every move
     /// (its sources credit it with about 155 Elo). In a tactical middle game nearly every move
     /// makes a three or four or blocks one, so the quiet-move limit below hardly ever applies
     /// there.
