@@ -108,6 +108,8 @@ def main():
             reached = json.load(f)["values"]
         state["values"].update({n: v for n, v in reached.items() if n in tuned})
     if os.path.exists(args.state):
+        if args.start:
+            print(f"resuming {args.state}: --start {args.start} does not apply", file=sys.stderr)
         with open(args.state) as f:
             state = json.load(f)
         tuned = state["tuned"]

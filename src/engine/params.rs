@@ -118,26 +118,10 @@ impl SearchParams {
         Ok(())
     }
 
-    /// Applies one `NAME=VALUE` pair.
-    pub fn apply(&mut self, pair: &str) -> Result<(), ParamError> {
-        let pair: ParamPair = pair.parse()?;
-        self.assign(&pair);
-        Ok(())
-    }
-
     fn assign(&mut self, pair: &ParamPair) {
         if let Some(slot) = self.slot(pair.name) {
             *slot = pair.value;
         }
-    }
-
-    /// The defaults with every pair applied in turn.
-    pub fn from_pairs<S: AsRef<str>>(pairs: &[S]) -> Result<SearchParams, ParamError> {
-        let mut params = SearchParams::default();
-        for pair in pairs {
-            params.apply(pair.as_ref())?;
-        }
-        Ok(params)
     }
 
     /// Whether `name` is a tunable constant.
@@ -269,30 +253,39 @@ mod tests {
         }
     }
 
+    /// What `--param` makes of these pairs, as the command line parses them.
+    fn from_pairs(pairs: &[&str]) -> Result<SearchParams, ParamError> {
+        let params = pairs
+            .iter()
+            .map(|pair| pair.parse())
+            .collect::<Result<_, _>>()?;
+        Ok(*ParamArgs { params }.search_params())
+    }
+
     #[test]
     fn pairs_set_values_and_bad_ones_name_the_problem() {
-        let params = SearchParams::from_pairs(&["lmr_divisor=2.5", " killer_first = 90"]).unwrap();
+        let params = from_pairs(&["lmr_divisor=2.5", " killer_first = 90"]).unwrap();
         assert_eq!(params.lmr_divisor, 2.5);
         assert_eq!(params.killer_first, 90.0);
         assert_eq!(params.to_string(), "lmr_divisor=2.5 killer_first=90");
         assert_eq!(SearchParams::default().to_string(), "defaults");
         assert!(matches!(
-            SearchParams::from_pairs(&["nope=1"]),
+            from_pairs(&["nope=1"]),
             Err(ParamError::Unknown { .. })
         ));
         assert!(matches!(
-            SearchParams::from_pairs(&["lmr_base"]),
+            from_pairs(&["lmr_base"]),
             Err(ParamError::NotAPair(_))
         ));
         assert!(matches!(
-            SearchParams::from_pairs(&["lmr_base=x"]),
+            from_pairs(&["lmr_base=x"]),
             Err(ParamError::NotANumber { .. })
         ));
         assert!(matches!(
-            SearchParams::from_pairs(&["lmr_base=NaN"]),
+            from_pairs(&["lmr_base=NaN"]),
             Err(ParamError::NotANumber { .. })
         ));
-        let err = SearchParams::from_pairs(&["aspiration_window=0"]).unwrap_err();
+        let err = from_pairs(&["aspiration_window=0"]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "parameter aspiration_window: 0 is outside 1 to 2000"

@@ -95,10 +95,10 @@ impl Tuning {
     }
 
     /// Moves searched at a non-PV node of this depth before the later threats and defences are
-    /// pruned: Rapfi's move-count pruning, 3 + depth^1.32 in Rapfi, which applies it to every move
-    /// (its sources credit it with about 155 Elo). In a tactical middle game nearly every move
-    /// makes a three or four or blocks one, so the quiet-move limit below hardly ever applies
-    /// there.
+    /// pruned: Rapfi's move-count pruning (3 + depth^1.32 there; our base and exponent are tuned),
+    /// which Rapfi applies to every move (its sources credit it with about 155 Elo). In a tactical
+    /// middle game nearly every move makes a three or four or blocks one, so the quiet-move limit
+    /// below hardly ever applies there.
     fn move_count_limit(&self, depth: i32) -> usize {
         (self.move_count_base + f64::from(depth.max(0)).powf(self.move_count_exponent)) as usize
     }
