@@ -10,11 +10,13 @@
 //! idea of per-combination tables and a threat-mask term is Rapfi's classical evaluation (Dai et
 //! al., arXiv 2503.13178).
 
-use super::pattern::Class;
+use std::sync::{Mutex, OnceLock};
+
+use super::learned::{OPP, OWN, THREAT};
+use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use crate::board::Stone;
-
-use super::learned::THREAT;
+use crate::engine::params::SearchParams;
 
 /// The classes whose presence the threat term sees, one bit each, per side.
 pub const THREAT_CLASSES: [Class; 5] = [
@@ -39,4 +41,130 @@ pub fn threat_mask(pos: &Position, me: Stone) -> usize {
 
 pub fn evaluate(pos: &Position, me: Stone) -> i32 {
     pos.own_sum(me) - pos.opp_sum(me.opponent()) + THREAT[threat_mask(pos, me)]
+}
+
+/// The per-combination values the position sums over its empty cells: `own` for the side to
+/// move's cells, `opp` for the opponent's.
+pub struct EvalTables {
+    pub own: [i32; COMBINATIONS],
+    pub opp: [i32; COMBINATIONS],
+}
+
+/// The parameters of [`EvalTables::from_formula`], in this order: the values of B1, F1, B2, F2,
+/// B3, F3, B4 and F4 lines, the bonuses of the win-next, four-three and double-three classes,
+/// and the side to move's ratios on threat cells and on the others.
+type Formula = [f64; 13];
+
+/// A five's line is worth this in the formula (a cell that makes five is a proven result at the
+/// side to move's nodes, so its value hardly matters).
+const FIVE_VALUE: f64 = 800.0;
+
+fn formula(params: &SearchParams) -> Formula {
+    [
+        params.eval_b1,
+        params.eval_f1,
+        params.eval_b2,
+        params.eval_f2,
+        params.eval_b3,
+        params.eval_f3,
+        params.eval_b4,
+        params.eval_f4,
+        params.eval_win_next,
+        params.eval_four_three,
+        params.eval_double_three,
+        params.eval_own_threat_ratio,
+        params.eval_own_quiet_ratio,
+    ]
+}
+
+impl EvalTables {
+    /// The tables of `eval_weights.txt`, as the engine was built.
+    pub fn shipped() -> &'static EvalTables {
+        static SHIPPED: OnceLock<EvalTables> = OnceLock::new();
+        SHIPPED.get_or_init(|| EvalTables { own: OWN, opp: OPP })
+    }
+
+    /// The tables a search with `params` evaluates with: the shipped ones while the formula's
+    /// parameters (`eval_*`) are at their defaults, which reproduce them, otherwise the
+    /// formula's. Built once per distinct formula and kept for the process (a tuner or a match
+    /// tries a handful).
+    pub fn for_params(params: &SearchParams) -> &'static EvalTables {
+        let wanted = formula(params);
+        if wanted == formula(&SearchParams::default()) {
+            return EvalTables::shipped();
+        }
+        static BUILT: Mutex<Vec<(Formula, &'static EvalTables)>> = Mutex::new(Vec::new());
+        let mut built = BUILT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(&(_, tables)) = built.iter().find(|(f, _)| *f == wanted) {
+            return tables;
+        }
+        let tables: &'static EvalTables = Box::leak(Box::new(EvalTables::from_formula(&wanted)));
+        built.push((wanted, tables));
+        tables
+    }
+
+    /// The hand-set evaluation as a formula (how the shipped tables were first made): a cell is
+    /// worth the sum of its four lines' values plus the bonus of its class, to the opponent as
+    /// is and to the side to move times a ratio, larger on the cells of a three or more (it
+    /// plays them first).
+    fn from_formula(f: &Formula) -> EvalTables {
+        let line_value = |p: Pattern| match p {
+            Pattern::Dead => 0.0,
+            Pattern::F5 => FIVE_VALUE,
+            other => f[other as usize - 1],
+        };
+        let mut tables = EvalTables {
+            own: [0; COMBINATIONS],
+            opp: [0; COMBINATIONS],
+        };
+        for c in 0..COMBINATIONS {
+            let Some(codes) = pattern::combination_patterns(c) else {
+                continue;
+            };
+            let class = pattern::combination_class(codes);
+            let bonus = match class {
+                Class::WinNext => f[8],
+                Class::FourThree => f[9],
+                Class::DoubleThree => f[10],
+                _ => 0.0,
+            };
+            let value = codes.iter().map(|&p| line_value(p)).sum::<f64>() + bonus;
+            let ratio = if class >= Class::Three { f[11] } else { f[12] };
+            tables.own[c] = (value * ratio).round() as i32;
+            tables.opp[c] = value.round() as i32;
+        }
+        tables
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_formula_at_its_defaults_is_the_shipped_evaluation() {
+        let shipped = EvalTables::shipped();
+        let made = EvalTables::from_formula(&formula(&SearchParams::default()));
+        assert_eq!(made.own, shipped.own);
+        assert_eq!(made.opp, shipped.opp);
+    }
+
+    #[test]
+    fn a_formula_parameter_moves_its_cells_only() {
+        let params = SearchParams {
+            eval_f2: 12.0,
+            ..SearchParams::default()
+        };
+        let tables = EvalTables::for_params(&params);
+        let shipped = EvalTables::shipped();
+        let f2 = |c: usize| {
+            pattern::combination_patterns(c).is_some_and(|codes| codes.contains(&Pattern::F2))
+        };
+        for c in 0..COMBINATIONS {
+            assert_eq!(tables.opp[c] != shipped.opp[c], f2(c), "combination {c}");
+        }
+        assert!(std::ptr::eq(tables, EvalTables::for_params(&params)));
+    }
 }

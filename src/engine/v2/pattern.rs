@@ -450,6 +450,15 @@ fn combine(word: u16) -> (Class, i16) {
     (class, value)
 }
 
+/// The class of a combination of four directional patterns (in any order).
+pub fn combination_class(codes: [Pattern; 4]) -> Class {
+    let word = codes
+        .iter()
+        .enumerate()
+        .fold(0u16, |word, (d, &code)| word | (code as u16) << (4 * d));
+    combos().class(word)
+}
+
 pub fn combos() -> &'static Combos {
     static COMBOS: OnceLock<Combos> = OnceLock::new();
     COMBOS.get_or_init(|| {

@@ -1,7 +1,7 @@
 //! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
-use super::learned::{OPP, OWN};
+use super::eval::EvalTables;
 use super::pattern::{self, Class, Combos, Pattern, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
 use crate::engine::zobrist::zobrist;
@@ -56,6 +56,7 @@ pub struct Position {
     stones: usize,
     table: &'static PatternTable,
     combos: &'static Combos,
+    eval: &'static EvalTables,
     /// One record per `make` of the search, so that `unmake` restores instead of recomputing.
     undo: Vec<Undo>,
     /// The cells each `make` re-read, with their pattern words from before it.
@@ -75,7 +76,17 @@ struct Undo {
 }
 
 impl Position {
+    /// The position of `board`, evaluated with the shipped tables.
     pub fn new(board: &Board, table: &'static PatternTable) -> Position {
+        Position::with_eval(board, table, EvalTables::shipped())
+    }
+
+    /// The position of `board`, its evaluation summing `eval`'s values.
+    pub fn with_eval(
+        board: &Board,
+        table: &'static PatternTable,
+        eval: &'static EvalTables,
+    ) -> Position {
         let rows = board.rows();
         let cols = board.cols();
         let width = cols + 2 * PAD;
@@ -106,6 +117,7 @@ impl Position {
             stones: 0,
             table,
             combos: pattern::combos(),
+            eval,
             undo: Vec::new(),
             saved_words: Vec::new(),
             tactical_moves: 0,
@@ -382,8 +394,8 @@ impl Position {
         }
         if EVAL {
             let sums = &mut self.eval_sums[colour.index()];
-            sums[0] += sign * OWN[combo.combination];
-            sums[1] += sign * OPP[combo.combination];
+            sums[0] += sign * self.eval.own[combo.combination];
+            sums[1] += sign * self.eval.opp[combo.combination];
         }
     }
 
@@ -400,8 +412,8 @@ impl Position {
                 self.class_counts[colour.index()][new.class] += 1;
                 if EVAL {
                     let sums = &mut self.eval_sums[colour.index()];
-                    sums[0] += OWN[new.combination] - OWN[old.combination];
-                    sums[1] += OPP[new.combination] - OPP[old.combination];
+                    sums[0] += self.eval.own[new.combination] - self.eval.own[old.combination];
+                    sums[1] += self.eval.opp[new.combination] - self.eval.opp[old.combination];
                 }
                 self.words[cell][colour.index()] = new_word;
             }
@@ -584,8 +596,8 @@ impl Position {
                 }
                 counts[colour.index()][self.combos.class(word) as usize] += 1;
                 let combination = self.combos.get(word).combination;
-                sums[colour.index()][0] += OWN[combination];
-                sums[colour.index()][1] += OPP[combination];
+                sums[colour.index()][0] += self.eval.own[combination];
+                sums[colour.index()][1] += self.eval.opp[combination];
             }
         }
         counts == self.class_counts && sums == self.eval_sums
