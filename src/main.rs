@@ -51,7 +51,7 @@ enum Command {
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
     /// List the search's tunable constants (`--param NAME=VALUE`): name, default, range, meaning.
-    Params,
+    Params(ParamsArgs),
     /// Fit the evaluation's tables to played games (match JSON summaries): to their results, or
     /// to the scores of searches of their positions.
     Tune(tune::TuneArgs),
@@ -340,12 +340,34 @@ fn stdio(args: PlayerArgs) -> ExitCode {
     }
 }
 
+#[derive(clap::Args, Debug)]
+struct ParamsArgs {
+    /// Print instead the evaluation's tables (the form of `src/engine/v2/eval_weights.txt`) that
+    /// the formula's `eval_*` values make, with the `--param` values given.
+    #[arg(long)]
+    eval_table: bool,
+    #[command(flatten)]
+    params: ParamArgs,
+}
+
+/// The top of `src/engine/v2/eval_weights.txt`: what the file is and how to read it.
+const EVAL_TABLE_HEADER: &str = "\
+The evaluation of engine v2 (docs/engine.md, \"Evaluation\"), read at build time by build.rs.
+
+combination INDEX P1 P2 P3 P4 own OWN opp OPP
+  a cell whose four directional patterns are P1..P4 (weakest first) is worth OWN to the side to
+  move and costs OPP when it is the opponent's cell; the evaluation sums them over empty cells.
+threat MASK VALUE
+  added for the classes present: bits 0-4 the side to move's Three, DoubleThree, Four,
+  FourThree, WinNext; bits 5-9 the opponent's. Masks not listed are worth 0.
+";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
         Command::Bench(_)
-            | Command::Params
+            | Command::Params(_)
             | Command::Review(_)
             | Command::Tune(_)
             | Command::Morpion(_)
@@ -366,8 +388,26 @@ fn main() -> ExitCode {
         Command::Match(args) => match_command::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Params => {
-            print!("{}", connect5::engine::params::table());
+        Command::Params(args) => {
+            if args.eval_table {
+                let params = args.params.search_params();
+                let formula: Vec<String> = params
+                    .pairs()
+                    .into_iter()
+                    .filter(|(name, _)| name.starts_with("eval_"))
+                    .map(|(name, value)| format!("{name}={value}"))
+                    .collect();
+                let header = format!(
+                    "{EVAL_TABLE_HEADER}\nWritten by `connect5 params --eval-table`, the formula's values:\n{}",
+                    formula.join(" ")
+                );
+                print!(
+                    "{}",
+                    connect5::engine::tuning::Weights::of_formula(&params).to_text(&header)
+                );
+            } else {
+                print!("{}", connect5::engine::params::table());
+            }
             ExitCode::SUCCESS
         }
         Command::Review(args) => review::run(args),

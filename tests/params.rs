@@ -134,3 +134,43 @@ fn a_builtin_player_takes_parameters_and_refuses_bad_ones() {
         stderr(&refused)
     );
 }
+
+/// The data lines (not the comments) of an evaluation table file.
+fn table_data(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_eval_table_command_writes_the_shipped_table_and_follows_the_formula() {
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/engine/v2/eval_weights.txt"
+    ))
+    .expect("read the shipped table");
+    let defaults = run(&["params", "--eval-table"]);
+    assert!(defaults.status.success(), "{}", stderr(&defaults));
+    let written = String::from_utf8_lossy(&defaults.stdout).into_owned();
+    assert_eq!(table_data(&written), table_data(&shipped));
+
+    let open_three = format!(
+        "eval_f3={}",
+        listed_default("eval_f3").parse::<f64>().expect("a number") + 50.0
+    );
+    let changed = run(&["params", "--eval-table", "--param", &open_three]);
+    assert!(changed.status.success(), "{}", stderr(&changed));
+    let changed = String::from_utf8_lossy(&changed.stdout).into_owned();
+    let moved: Vec<(String, String)> = table_data(&changed)
+        .into_iter()
+        .zip(table_data(&shipped))
+        .filter(|(new, old)| new != old)
+        .collect();
+    assert!(!moved.is_empty());
+    assert!(
+        moved.iter().all(|(new, _)| new.contains("F3")),
+        "only the cells with an open-three line move: {moved:?}"
+    );
+    assert!(changed.contains(&open_three), "the header names the values");
+}

@@ -59,7 +59,7 @@ macro_rules! params {
 }
 
 params! {
-    reverse_futility_margin: 67.0, 0.0, 2000.0,
+    reverse_futility_margin: 75.54, 0.0, 2000.0,
         "reverse futility pruning: evaluation margin above beta per ply of depth";
     reverse_futility_depth: 3.0, 0.0, 16.0,
         "reverse futility pruning: deepest node it applies to (plies, rounded)";
@@ -91,31 +91,31 @@ params! {
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
-    eval_b1: 1.0, 0.0, 2000.0,
+    eval_b1: 2.165, 0.0, 2000.0,
         "evaluation formula: value of a cell's B1 line (one stone, one way to grow)";
-    eval_f1: 3.0, 0.0, 2000.0,
+    eval_f1: 0.5674, 0.0, 2000.0,
         "evaluation formula: value of a cell's F1 line";
-    eval_b2: 5.0, 0.0, 2000.0,
+    eval_b2: 3.401, 0.0, 2000.0,
         "evaluation formula: value of a cell's B2 line (a blocked two)";
-    eval_f2: 10.0, 0.0, 2000.0,
+    eval_f2: 11.34, 0.0, 2000.0,
         "evaluation formula: value of a cell's F2 line (an open two)";
-    eval_b3: 14.0, 0.0, 2000.0,
+    eval_b3: 10.72, 0.0, 2000.0,
         "evaluation formula: value of a cell's B3 line (makes a four)";
-    eval_f3: 40.0, 0.0, 2000.0,
+    eval_f3: 42.55, 0.0, 2000.0,
         "evaluation formula: value of a cell's F3 line (makes an open three)";
-    eval_b4: 45.0, 0.0, 2000.0,
+    eval_b4: 43.1, 0.0, 2000.0,
         "evaluation formula: value of a cell's B4 line (makes a four)";
-    eval_f4: 140.0, 0.0, 4000.0,
+    eval_f4: 157.0, 0.0, 4000.0,
         "evaluation formula: value of a cell's F4 line (makes an open four)";
-    eval_win_next: 300.0, 0.0, 4000.0,
+    eval_win_next: 325.2, 0.0, 4000.0,
         "evaluation formula: bonus of a cell that makes an open four or two fours";
-    eval_four_three: 150.0, 0.0, 4000.0,
+    eval_four_three: 160.1, 0.0, 4000.0,
         "evaluation formula: bonus of a cell that makes a four and an open three";
-    eval_double_three: 80.0, 0.0, 4000.0,
+    eval_double_three: 78.57, 0.0, 4000.0,
         "evaluation formula: bonus of a cell that makes two open threes";
-    eval_own_threat_ratio: 2.0, 0.25, 8.0,
+    eval_own_threat_ratio: 2.469, 0.25, 8.0,
         "evaluation formula: the side to move's cells of an open three or more, times this";
-    eval_own_quiet_ratio: 1.0, 0.25, 8.0,
+    eval_own_quiet_ratio: 0.9745, 0.25, 8.0,
         "evaluation formula: the side to move's other cells, times this";
 }
 

@@ -14,7 +14,7 @@
 //! what a search of a few plies sees from the position (the way NNUE evaluations are trained on
 //! search scores, and KnightCap's TD-leaf learned from them: Baxter, Tridgell and Weaver, 1998).
 
-use super::eval::threat_mask;
+use super::eval::{threat_mask, EvalTables};
 use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
@@ -130,6 +130,18 @@ impl Weights {
         }
     }
 
+    /// The tables of the evaluation formula with `params`' `eval_*` values (the threat term as
+    /// shipped): what `connect5 params --eval-table` writes.
+    pub fn of_formula(params: &SearchParams) -> Weights {
+        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
+        let tables = EvalTables::for_params(params);
+        Weights {
+            own: floats(&tables.own),
+            opp: floats(&tables.opp),
+            threat: floats(&THREAT),
+        }
+    }
+
     pub fn evaluate(&self, features: &EvalFeatures) -> f64 {
         let own: f64 = features
             .own
@@ -165,7 +177,10 @@ impl Weights {
     /// The tables in the form of `eval_weights.txt` (rounded to integers), with `header` as
     /// comment lines on top.
     pub fn to_text(&self, header: &str) -> String {
-        let mut text: String = header.lines().map(|l| format!("# {l}\n")).collect();
+        let mut text: String = header
+            .lines()
+            .map(|l| format!("{}\n", format!("# {l}").trim_end()))
+            .collect();
         for c in 0..COMBINATIONS {
             let names = pattern::combination_patterns(c)
                 .map(|p| p.map(pattern_name).join(" "))
