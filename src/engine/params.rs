@@ -1,7 +1,8 @@
-//! The search's tunable constants, one place for their names, defaults and ranges, so that a
-//! tuner (`scripts/spsa.py`, docs/engine.md "session 17: tuning the search") can move them from
-//! the command line (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild.
-//! The defaults are the values the engine plays with; engine v1 ignores them.
+//! The search's tunable constants and the values of its evaluation formula (`eval_*`, see
+//! `v2/eval.rs`), one place for their names, defaults and ranges, so that a tuner
+//! (`scripts/spsa.py`, docs/engine.md "sessions 17 and 18") can move them from the command line
+//! (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild. The defaults are
+//! the values the engine plays with; engine v1 ignores them.
 
 use std::fmt;
 use std::str::FromStr;

@@ -6,9 +6,10 @@
 //! opponent's with the `opp` table: the side to move acts first and realises its threats before
 //! the opponent's, and the tables learn how much that is worth. The threat term sees
 //! interactions the per-cell sum cannot (a four-three against an opponent with only threes). The
-//! tables are `eval_weights.txt`, fitted by `connect5 tune` to game results (docs/engine.md); the
-//! idea of per-combination tables and a threat-mask term is Rapfi's classical evaluation (Dai et
-//! al., arXiv 2503.13178).
+//! tables are `eval_weights.txt`, the output of a formula whose values are tunable constants
+//! (`EvalTables::from_formula`, tuned by SPSA; `connect5 tune` fits the tables to games instead,
+//! docs/engine.md); the idea of per-combination tables and a threat-mask term is Rapfi's
+//! classical evaluation (Dai et al., arXiv 2503.13178).
 
 use std::sync::{Mutex, OnceLock};
 
@@ -50,31 +51,44 @@ pub struct EvalTables {
     pub opp: [i32; COMBINATIONS],
 }
 
-/// The parameters of [`EvalTables::from_formula`], in this order: the values of B1, F1, B2, F2,
-/// B3, F3, B4 and F4 lines, the bonuses of the win-next, four-three and double-three classes,
-/// and the side to move's ratios on threat cells and on the others.
-type Formula = [f64; 13];
+/// The values of [`EvalTables::from_formula`], from the `eval_*` tunable constants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Formula {
+    /// A line's value, by pattern from `B1` to `F4` (a five's is [`FIVE_VALUE`]).
+    lines: [f64; 8],
+    win_next_bonus: f64,
+    four_three_bonus: f64,
+    double_three_bonus: f64,
+    /// The side to move's cells of an open three or more count this many times their value.
+    own_threat_ratio: f64,
+    /// ... and its other cells this many times.
+    own_quiet_ratio: f64,
+}
 
 /// A five's line is worth this in the formula (a cell that makes five is a proven result at the
 /// side to move's nodes, so its value hardly matters).
 const FIVE_VALUE: f64 = 800.0;
 
-fn formula(params: &SearchParams) -> Formula {
-    [
-        params.eval_b1,
-        params.eval_f1,
-        params.eval_b2,
-        params.eval_f2,
-        params.eval_b3,
-        params.eval_f3,
-        params.eval_b4,
-        params.eval_f4,
-        params.eval_win_next,
-        params.eval_four_three,
-        params.eval_double_three,
-        params.eval_own_threat_ratio,
-        params.eval_own_quiet_ratio,
-    ]
+impl Formula {
+    fn of(params: &SearchParams) -> Formula {
+        Formula {
+            lines: [
+                params.eval_b1,
+                params.eval_f1,
+                params.eval_b2,
+                params.eval_f2,
+                params.eval_b3,
+                params.eval_f3,
+                params.eval_b4,
+                params.eval_f4,
+            ],
+            win_next_bonus: params.eval_win_next,
+            four_three_bonus: params.eval_four_three,
+            double_three_bonus: params.eval_double_three,
+            own_threat_ratio: params.eval_own_threat_ratio,
+            own_quiet_ratio: params.eval_own_quiet_ratio,
+        }
+    }
 }
 
 impl EvalTables {
@@ -89,8 +103,8 @@ impl EvalTables {
     /// formula's. Built once per distinct formula and kept for the process (a tuner or a match
     /// tries a handful).
     pub fn for_params(params: &SearchParams) -> &'static EvalTables {
-        let wanted = formula(params);
-        if wanted == formula(&SearchParams::default()) {
+        let wanted = Formula::of(params);
+        if wanted == Formula::of(&SearchParams::default()) {
             return EvalTables::shipped();
         }
         static BUILT: Mutex<Vec<(Formula, &'static EvalTables)>> = Mutex::new(Vec::new());
@@ -113,7 +127,7 @@ impl EvalTables {
         let line_value = |p: Pattern| match p {
             Pattern::Dead => 0.0,
             Pattern::F5 => FIVE_VALUE,
-            other => f[other as usize - 1],
+            other => f.lines[other as usize - 1],
         };
         let mut tables = EvalTables {
             own: [0; COMBINATIONS],
@@ -125,13 +139,17 @@ impl EvalTables {
             };
             let class = pattern::combination_class(codes);
             let bonus = match class {
-                Class::WinNext => f[8],
-                Class::FourThree => f[9],
-                Class::DoubleThree => f[10],
+                Class::WinNext => f.win_next_bonus,
+                Class::FourThree => f.four_three_bonus,
+                Class::DoubleThree => f.double_three_bonus,
                 _ => 0.0,
             };
             let value = codes.iter().map(|&p| line_value(p)).sum::<f64>() + bonus;
-            let ratio = if class >= Class::Three { f[11] } else { f[12] };
+            let ratio = if class >= Class::Three {
+                f.own_threat_ratio
+            } else {
+                f.own_quiet_ratio
+            };
             tables.own[c] = (value * ratio).round() as i32;
             tables.opp[c] = value.round() as i32;
         }
@@ -146,7 +164,7 @@ mod tests {
     #[test]
     fn the_formula_at_its_defaults_is_the_shipped_evaluation() {
         let shipped = EvalTables::shipped();
-        let made = EvalTables::from_formula(&formula(&SearchParams::default()));
+        let made = EvalTables::from_formula(&Formula::of(&SearchParams::default()));
         assert_eq!(made.own, shipped.own);
         assert_eq!(made.opp, shipped.opp);
     }
