@@ -350,18 +350,6 @@ struct ParamsArgs {
     params: ParamArgs,
 }
 
-/// The top of `src/engine/v2/eval_weights.txt`: what the file is and how to read it.
-const EVAL_TABLE_HEADER: &str = "\
-The evaluation of engine v2 (docs/engine.md, \"Evaluation\"), read at build time by build.rs.
-
-combination INDEX P1 P2 P3 P4 own OWN opp OPP
-  a cell whose four directional patterns are P1..P4 (weakest first) is worth OWN to the side to
-  move and costs OPP when it is the opponent's cell; the evaluation sums them over empty cells.
-threat MASK VALUE
-  added for the classes present: bits 0-4 the side to move's Three, DoubleThree, Four,
-  FourThree, WinNext; bits 5-9 the opponent's. Masks not listed are worth 0.
-";
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
@@ -398,7 +386,9 @@ fn main() -> ExitCode {
                     .map(|(name, value)| format!("{name}={value}"))
                     .collect();
                 let header = format!(
-                    "{EVAL_TABLE_HEADER}\nWritten by `connect5 params --eval-table`, the formula's values:\n{}",
+                    "The evaluation of engine v2 (docs/engine.md, \"Evaluation\"), read at build \
+                     time by build.rs.\nWritten by `connect5 params --eval-table`, the formula's \
+                     values:\n{}",
                     formula.join(" ")
                 );
                 print!(

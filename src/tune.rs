@@ -392,13 +392,7 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
          build time by build.rs.\n\
          Written by `connect5 tune {}`\n\
          from {} games ({} positions fitted, {} held out); logistic scale {scale:.1}; the\n\
-         current tables shifted by {offset:.0}: loss {:.5} -> {:.5}, held out {:.5} -> {:.5}.\n\
-         \n\
-         combination INDEX P1 P2 P3 P4 own OWN opp OPP: a cell whose four directional patterns\n\
-         are P1..P4 (weakest first) is worth OWN to the side to move and costs OPP when it is the\n\
-         opponent's cell; the evaluation sums them over empty cells.\n\
-         threat MASK VALUE: added for the classes present: bits 0-4 the side to move's Three,\n\
-         DoubleThree, Four, FourThree, WinNext; bits 5-9 the opponent's. Masks not listed are 0.",
+         current tables shifted by {offset:.0}: loss {:.5} -> {:.5}, held out {:.5} -> {:.5}.",
         std::env::args().skip(2).collect::<Vec<_>>().join(" "),
         data.games,
         data.fit.len(),

@@ -15,7 +15,7 @@
 //! search scores, and KnightCap's TD-leaf learned from them: Baxter, Tridgell and Weaver, 1998).
 
 use super::eval::{threat_mask, EvalTables};
-use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
+use super::learned::{ORDER_OPP, ORDER_OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use super::search::{Searcher, CHECK_EVERY};
@@ -122,19 +122,17 @@ pub struct Weights {
 impl Weights {
     /// The tables the engine was built with.
     pub fn current() -> Weights {
-        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
-        Weights {
-            own: floats(&OWN),
-            opp: floats(&OPP),
-            threat: floats(&THREAT),
-        }
+        Weights::of_tables(EvalTables::shipped())
     }
 
     /// The tables of the evaluation formula with `params`' `eval_*` values (the threat term as
     /// shipped): what `connect5 params --eval-table` writes.
     pub fn of_formula(params: &SearchParams) -> Weights {
+        Weights::of_tables(EvalTables::for_params(params))
+    }
+
+    fn of_tables(tables: &EvalTables) -> Weights {
         let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
-        let tables = EvalTables::for_params(params);
         Weights {
             own: floats(&tables.own),
             opp: floats(&tables.opp),
@@ -174,10 +172,10 @@ impl Weights {
         }
     }
 
-    /// The tables in the form of `eval_weights.txt` (rounded to integers), with `header` as
-    /// comment lines on top.
+    /// The tables in the form of `eval_weights.txt` (rounded to integers), with `header` and
+    /// then what the lines mean as comment lines on top.
     pub fn to_text(&self, header: &str) -> String {
-        let mut text: String = header
+        let mut text: String = format!("{header}\n\n{EVAL_FILE_FORMAT}")
             .lines()
             .map(|l| format!("{}\n", format!("# {l}").trim_end()))
             .collect();
@@ -199,6 +197,14 @@ impl Weights {
         text
     }
 }
+
+/// What the lines of an evaluation table file mean, under every such file's header.
+const EVAL_FILE_FORMAT: &str = "\
+combination INDEX P1 P2 P3 P4 own OWN opp OPP: a cell whose four directional patterns
+are P1..P4 (weakest first) is worth OWN to the side to move and costs OPP when it is the
+opponent's cell; the evaluation sums them over empty cells.
+threat MASK VALUE: added for the classes present: bits 0-4 the side to move's Three,
+DoubleThree, Four, FourThree, WinNext; bits 5-9 the opponent's. Masks not listed are 0.";
 
 fn pattern_name(pattern: Pattern) -> String {
     format!("{pattern:?}")
