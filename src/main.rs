@@ -344,10 +344,43 @@ fn stdio(args: PlayerArgs) -> ExitCode {
 struct ParamsArgs {
     /// Print instead the evaluation's tables (the form of `src/engine/v2/eval_weights.txt`) that
     /// the formula's `eval_*` values make, with the `--param` values given.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "ordering_table")]
     eval_table: bool,
+    /// Print instead the move ordering's tables (the form of
+    /// `src/engine/v2/ordering_weights.txt`) that the formula's `order_*` values make.
+    #[arg(long)]
+    ordering_table: bool,
     #[command(flatten)]
     params: ParamArgs,
+}
+
+/// `connect5 params`: the list of tunable constants, or the tables a formula makes.
+fn params_command(args: ParamsArgs) {
+    use connect5::engine::tuning::{OrderingWeights, Weights};
+    let params = args.params.search_params();
+    let header = |what: &str, section: &str, option: &str, prefix: &str| {
+        let formula: Vec<String> = params
+            .pairs()
+            .into_iter()
+            .filter(|(name, _)| name.starts_with(prefix))
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        format!(
+            "The {what} of engine v2 (docs/engine.md, \"{section}\"), read at build time by \
+             build.rs.\n\
+             Written by `connect5 params {option}`, the formula's values:\n{}",
+            formula.join(" ")
+        )
+    };
+    if args.eval_table {
+        let header = header("evaluation", "Evaluation", "--eval-table", "eval_");
+        print!("{}", Weights::of_formula(&params).to_text(&header));
+    } else if args.ordering_table {
+        let header = header("move ordering", "Search", "--ordering-table", "order_");
+        print!("{}", OrderingWeights::of_formula(&params).to_text(&header));
+    } else {
+        print!("{}", connect5::engine::params::table());
+    }
 }
 
 fn main() -> ExitCode {
@@ -377,27 +410,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Params(args) => {
-            if args.eval_table {
-                let params = args.params.search_params();
-                let formula: Vec<String> = params
-                    .pairs()
-                    .into_iter()
-                    .filter(|(name, _)| name.starts_with("eval_"))
-                    .map(|(name, value)| format!("{name}={value}"))
-                    .collect();
-                let header = format!(
-                    "The evaluation of engine v2 (docs/engine.md, \"Evaluation\"), read at build \
-                     time by build.rs.\nWritten by `connect5 params --eval-table`, the formula's \
-                     values:\n{}",
-                    formula.join(" ")
-                );
-                print!(
-                    "{}",
-                    connect5::engine::tuning::Weights::of_formula(&params).to_text(&header)
-                );
-            } else {
-                print!("{}", connect5::engine::params::table());
-            }
+            params_command(args);
             ExitCode::SUCCESS
         }
         Command::Review(args) => review::run(args),

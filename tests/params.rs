@@ -143,23 +143,24 @@ fn table_data(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_eval_table_command_writes_the_shipped_table_and_follows_the_formula() {
-    let shipped = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src/engine/v2/eval_weights.txt"
+/// `connect5 params OPTION` writes `shipped` (the table file built in) with the defaults, and
+/// with `PARAM` raised by 50 moves only the cells that have a `pattern` line.
+fn check_table_command(option: &str, shipped: &str, param: &str, pattern: &str) {
+    let shipped = std::fs::read_to_string(format!(
+        "{}/src/engine/v2/{shipped}",
+        env!("CARGO_MANIFEST_DIR")
     ))
     .expect("read the shipped table");
-    let defaults = run(&["params", "--eval-table"]);
+    let defaults = run(&["params", option]);
     assert!(defaults.status.success(), "{}", stderr(&defaults));
     let written = String::from_utf8_lossy(&defaults.stdout).into_owned();
     assert_eq!(table_data(&written), table_data(&shipped));
 
-    let open_three = format!(
-        "eval_f3={}",
-        listed_default("eval_f3").parse::<f64>().expect("a number") + 50.0
+    let raised = format!(
+        "{param}={}",
+        listed_default(param).parse::<f64>().expect("a number") + 50.0
     );
-    let changed = run(&["params", "--eval-table", "--param", &open_three]);
+    let changed = run(&["params", option, "--param", &raised]);
     assert!(changed.status.success(), "{}", stderr(&changed));
     let changed = String::from_utf8_lossy(&changed.stdout).into_owned();
     let moved: Vec<(String, String)> = table_data(&changed)
@@ -169,8 +170,18 @@ fn the_eval_table_command_writes_the_shipped_table_and_follows_the_formula() {
         .collect();
     assert!(!moved.is_empty());
     assert!(
-        moved.iter().all(|(new, _)| new.contains("F3")),
-        "only the cells with an open-three line move: {moved:?}"
+        moved.iter().all(|(new, _)| new.contains(pattern)),
+        "only the cells with a {pattern} line move: {moved:?}"
     );
-    assert!(changed.contains(&open_three), "the header names the values");
+    assert!(changed.contains(&raised), "the header names the values");
+}
+
+#[test]
+fn the_eval_table_command_writes_the_shipped_table_and_follows_the_formula() {
+    check_table_command("--eval-table", "eval_weights.txt", "eval_f3", "F3");
+}
+
+#[test]
+fn the_ordering_table_command_writes_the_shipped_table_and_follows_the_formula() {
+    check_table_command("--ordering-table", "ordering_weights.txt", "order_b3", "B3");
 }

@@ -118,6 +118,30 @@ params! {
         "evaluation formula: the side to move's cells of an open three or more, times this";
     eval_own_quiet_ratio: 0.9745, 0.25, 8.0,
         "evaluation formula: the side to move's other cells, times this";
+    order_b1: 4.0, 0.0, 20000.0,
+        "ordering formula: value of a B1 line the move makes (one stone, one way to grow)";
+    order_f1: 12.0, 0.0, 20000.0,
+        "ordering formula: value of an F1 line the move makes";
+    order_b2: 20.0, 0.0, 20000.0,
+        "ordering formula: value of a B2 line the move makes (a blocked two)";
+    order_f2: 40.0, 0.0, 20000.0,
+        "ordering formula: value of an F2 line the move makes (an open two)";
+    order_b3: 56.0, 0.0, 20000.0,
+        "ordering formula: value of a B3 line the move makes (a blocked three)";
+    order_f3: 160.0, 0.0, 20000.0,
+        "ordering formula: value of an F3 line the move makes (an open three)";
+    order_b4: 180.0, 0.0, 20000.0,
+        "ordering formula: value of a B4 line the move makes (a four)";
+    order_f4: 560.0, 0.0, 20000.0,
+        "ordering formula: value of an F4 line the move makes (an open four)";
+    order_win_next: 1200.0, 0.0, 20000.0,
+        "ordering formula: bonus of a move that makes an open four or two fours";
+    order_four_three: 600.0, 0.0, 20000.0,
+        "ordering formula: bonus of a move that makes a four and an open three";
+    order_double_three: 320.0, 0.0, 20000.0,
+        "ordering formula: bonus of a move that makes two open threes";
+    order_block_ratio: 0.75, 0.0, 8.0,
+        "ordering formula: what a move takes from the opponent, times this";
 }
 
 /// Why a `NAME=VALUE` was refused.

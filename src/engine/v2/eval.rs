@@ -13,7 +13,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use super::learned::{OPP, OWN, THREAT};
+use super::learned::{OPP, ORDER_OPP, ORDER_OWN, OWN, THREAT};
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use crate::board::Stone;
@@ -45,10 +45,13 @@ pub fn evaluate(pos: &Position, me: Stone) -> i32 {
 }
 
 /// The per-combination values the position sums over its empty cells: `own` for the side to
-/// move's cells, `opp` for the opponent's.
+/// move's cells, `opp` for the opponent's; and the move ordering's values of a cell, for what it
+/// makes for the side to move (`order_own`) and what it takes from the opponent (`order_opp`).
 pub struct EvalTables {
     pub own: [i32; COMBINATIONS],
     pub opp: [i32; COMBINATIONS],
+    pub order_own: [i32; COMBINATIONS],
+    pub order_opp: [i32; COMBINATIONS],
 }
 
 /// The values of [`EvalTables::from_formula`], from the `eval_*` tunable constants.
@@ -63,11 +66,19 @@ struct Formula {
     own_threat_ratio: f64,
     /// ... and its other cells this many times.
     own_quiet_ratio: f64,
+    /// The move ordering's line values from `B1` to `F4` (a five's is [`ORDER_FIVE_VALUE`]) and
+    /// class bonuses, for what a move makes; what it takes from the opponent counts this ratio.
+    order_lines: [f64; 8],
+    order_bonuses: [f64; 3],
+    order_block_ratio: f64,
 }
 
 /// A five's line is worth this in the formula (a cell that makes five is a proven result at the
 /// side to move's nodes, so its value hardly matters).
 const FIVE_VALUE: f64 = 800.0;
+/// ... and this in the ordering (a five is played before any ordering; the block of one is the
+/// only move).
+const ORDER_FIVE_VALUE: f64 = 3200.0;
 
 impl Formula {
     fn of(params: &SearchParams) -> Formula {
@@ -87,6 +98,22 @@ impl Formula {
             double_three_bonus: params.eval_double_three,
             own_threat_ratio: params.eval_own_threat_ratio,
             own_quiet_ratio: params.eval_own_quiet_ratio,
+            order_lines: [
+                params.order_b1,
+                params.order_f1,
+                params.order_b2,
+                params.order_f2,
+                params.order_b3,
+                params.order_f3,
+                params.order_b4,
+                params.order_f4,
+            ],
+            order_bonuses: [
+                params.order_win_next,
+                params.order_four_three,
+                params.order_double_three,
+            ],
+            order_block_ratio: params.order_block_ratio,
         }
     }
 }
@@ -95,7 +122,12 @@ impl EvalTables {
     /// The tables of `eval_weights.txt`, as the engine was built.
     pub fn shipped() -> &'static EvalTables {
         static SHIPPED: OnceLock<EvalTables> = OnceLock::new();
-        SHIPPED.get_or_init(|| EvalTables { own: OWN, opp: OPP })
+        SHIPPED.get_or_init(|| EvalTables {
+            own: OWN,
+            opp: OPP,
+            order_own: ORDER_OWN,
+            order_opp: ORDER_OPP,
+        })
     }
 
     /// The tables a search with `params` evaluates with: the shipped ones while the formula's
@@ -124,27 +156,35 @@ impl EvalTables {
     /// is and to the side to move times a ratio, larger on the cells of a three or more (it
     /// plays them first).
     fn from_formula(f: &Formula) -> EvalTables {
-        let line_value = |p: Pattern| match p {
-            Pattern::Dead => 0.0,
-            Pattern::F5 => FIVE_VALUE,
-            other => f.lines[other as usize - 1],
-        };
         let mut tables = EvalTables {
             own: [0; COMBINATIONS],
             opp: [0; COMBINATIONS],
+            order_own: [0; COMBINATIONS],
+            order_opp: [0; COMBINATIONS],
         };
         for c in 0..COMBINATIONS {
             let Some(codes) = pattern::combination_patterns(c) else {
                 continue;
             };
             let class = pattern::combination_class(codes);
-            let bonus = match class {
-                Class::WinNext => f.win_next_bonus,
-                Class::FourThree => f.four_three_bonus,
-                Class::DoubleThree => f.double_three_bonus,
+            let bonus = |bonuses: [f64; 3]| match class {
+                Class::WinNext => bonuses[0],
+                Class::FourThree => bonuses[1],
+                Class::DoubleThree => bonuses[2],
                 _ => 0.0,
             };
-            let value = codes.iter().map(|&p| line_value(p)).sum::<f64>() + bonus;
+            let lines = |values: &[f64; 8], five: f64| {
+                codes
+                    .iter()
+                    .map(|&p| match p {
+                        Pattern::Dead => 0.0,
+                        Pattern::F5 => five,
+                        other => values[other as usize - 1],
+                    })
+                    .sum::<f64>()
+            };
+            let value = lines(&f.lines, FIVE_VALUE)
+                + bonus([f.win_next_bonus, f.four_three_bonus, f.double_three_bonus]);
             let ratio = if class >= Class::Three {
                 f.own_threat_ratio
             } else {
@@ -152,6 +192,9 @@ impl EvalTables {
             };
             tables.own[c] = (value * ratio).round() as i32;
             tables.opp[c] = value.round() as i32;
+            let order = lines(&f.order_lines, ORDER_FIVE_VALUE) + bonus(f.order_bonuses);
+            tables.order_own[c] = order.round() as i32;
+            tables.order_opp[c] = (order * f.order_block_ratio).round() as i32;
         }
         tables
     }
@@ -167,6 +210,8 @@ mod tests {
         let made = EvalTables::from_formula(&Formula::of(&SearchParams::default()));
         assert_eq!(made.own, shipped.own);
         assert_eq!(made.opp, shipped.opp);
+        assert_eq!(made.order_own, shipped.order_own);
+        assert_eq!(made.order_opp, shipped.order_opp);
     }
 
     #[test]

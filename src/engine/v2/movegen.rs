@@ -3,7 +3,6 @@
 //! that take its threat away, tried by playing them after a cheap reach test). The threat
 //! searches generate the defender's replies here too.
 
-use super::learned::{ORDER_OPP, ORDER_OWN};
 use super::pattern::{Class, Pattern};
 use super::position::Position;
 use crate::board::Stone;
@@ -105,7 +104,9 @@ pub fn generate_moves(
 /// takes from the opponent (`ordering_weights.txt`), then the history of the search.
 pub fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
     let opp = me.opponent();
-    let mut score = ORDER_OWN[pos.combination(cell, me)] + ORDER_OPP[pos.combination(cell, opp)];
+    let tables = pos.tables();
+    let mut score =
+        tables.order_own[pos.combination(cell, me)] + tables.order_opp[pos.combination(cell, opp)];
     if pos.class(cell, me) >= Class::FourThree {
         score += 20_000;
     } else if pos.class(cell, opp) >= Class::FourThree {

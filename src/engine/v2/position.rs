@@ -243,6 +243,12 @@ impl Position {
         Pattern::from_bits(self.words[cell][colour.index()] >> (4 * d))
     }
 
+    /// The per-combination values this position evaluates and orders moves with.
+    #[inline]
+    pub fn tables(&self) -> &'static EvalTables {
+        self.eval
+    }
+
     /// What `colour`'s cells are worth to it as the side to move.
     #[inline]
     pub fn own_sum(&self, colour: Stone) -> i32 {

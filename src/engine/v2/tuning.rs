@@ -15,7 +15,7 @@
 //! search scores, and KnightCap's TD-leaf learned from them: Baxter, Tridgell and Weaver, 1998).
 
 use super::eval::{threat_mask, EvalTables};
-use super::learned::{ORDER_OPP, ORDER_OWN, THREAT};
+use super::learned::THREAT;
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use super::search::{Searcher, CHECK_EVERY};
@@ -175,36 +175,47 @@ impl Weights {
     /// The tables in the form of `eval_weights.txt` (rounded to integers), with `header` and
     /// then what the lines mean as comment lines on top.
     pub fn to_text(&self, header: &str) -> String {
-        let mut text: String = format!("{header}\n\n{EVAL_FILE_FORMAT}")
-            .lines()
-            .map(|l| format!("{}\n", format!("# {l}").trim_end()))
-            .collect();
-        for c in 0..COMBINATIONS {
-            let names = pattern::combination_patterns(c)
-                .map(|p| p.map(pattern_name).join(" "))
-                .unwrap_or_default();
-            text += &format!(
-                "combination {c} {names} own {} opp {}\n",
-                self.own[c].round() as i64,
-                self.opp[c].round() as i64
-            );
-        }
-        for (mask, &value) in self.threat.iter().enumerate() {
-            if value.round() != 0.0 {
-                text += &format!("threat {mask} {}\n", value.round() as i64);
-            }
-        }
-        text
+        tables_text(header, EVAL_FILE_FORMAT, &self.own, &self.opp, &self.threat)
     }
 }
 
-/// What the lines of an evaluation table file mean, under every such file's header.
+/// Per-combination tables (and threat values, written when not 0) in the form build.rs reads,
+/// rounded to integers, under `header` and `format` (what the lines mean) as comment lines.
+fn tables_text(header: &str, format: &str, own: &[f64], opp: &[f64], threat: &[f64]) -> String {
+    let mut text: String = format!("{header}\n\n{format}")
+        .lines()
+        .map(|l| format!("{}\n", format!("# {l}").trim_end()))
+        .collect();
+    for c in 0..COMBINATIONS {
+        let names = pattern::combination_patterns(c)
+            .map(|p| p.map(pattern_name).join(" "))
+            .unwrap_or_default();
+        text += &format!(
+            "combination {c} {names} own {} opp {}\n",
+            own[c].round() as i64,
+            opp[c].round() as i64
+        );
+    }
+    for (mask, &value) in threat.iter().enumerate() {
+        if value.round() != 0.0 {
+            text += &format!("threat {mask} {}\n", value.round() as i64);
+        }
+    }
+    text
+}
+
 const EVAL_FILE_FORMAT: &str = "\
 combination INDEX P1 P2 P3 P4 own OWN opp OPP: a cell whose four directional patterns
 are P1..P4 (weakest first) is worth OWN to the side to move and costs OPP when it is the
 opponent's cell; the evaluation sums them over empty cells.
 threat MASK VALUE: added for the classes present: bits 0-4 the side to move's Three,
 DoubleThree, Four, FourThree, WinNext; bits 5-9 the opponent's. Masks not listed are 0.";
+
+/// What the lines of `ordering_weights.txt` mean.
+const ORDERING_FILE_FORMAT: &str = "\
+combination INDEX P1 P2 P3 P4 own OWN opp OPP: a candidate cell where the side to move's four
+directional patterns make combination P1..P4 (weakest first) scores OWN; where the opponent's
+do, OPP. A move's ordering score is the sum (plus the history of the search).";
 
 fn pattern_name(pattern: Pattern) -> String {
     format!("{pattern:?}")
@@ -419,10 +430,20 @@ pub struct OrderingWeights {
 
 impl OrderingWeights {
     pub fn current() -> OrderingWeights {
+        OrderingWeights::of_tables(EvalTables::shipped())
+    }
+
+    /// The tables of the ordering formula with `params`' `order_*` values: what `connect5
+    /// params --ordering-table` writes.
+    pub fn of_formula(params: &SearchParams) -> OrderingWeights {
+        OrderingWeights::of_tables(EvalTables::for_params(params))
+    }
+
+    fn of_tables(tables: &EvalTables) -> OrderingWeights {
         let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
         OrderingWeights {
-            own: floats(&ORDER_OWN),
-            opp: floats(&ORDER_OPP),
+            own: floats(&tables.order_own),
+            opp: floats(&tables.order_opp),
         }
     }
 
@@ -432,12 +453,7 @@ impl OrderingWeights {
 
     /// The tables in the form of `ordering_weights.txt`.
     pub fn to_text(&self, header: &str) -> String {
-        Weights {
-            own: self.own.clone(),
-            opp: self.opp.clone(),
-            threat: vec![0.0; THREAT_MASKS],
-        }
-        .to_text(header)
+        tables_text(header, ORDERING_FILE_FORMAT, &self.own, &self.opp, &[])
     }
 }
 
