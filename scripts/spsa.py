@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Tunes the engine's constants (`connect5 params`) by SPSA, from games it plays against itself.
 
-The constants are the search's and the values of the evaluation formula (`eval_*`). Each
-iteration moves every tuned constant at once by +c or -c at random, plays the two versions against
-each other (`connect5 match`, both as Gomocup brains, balanced openings from both sides), and
-steps every constant towards the side that won. Simultaneous perturbation stochastic
+The constants are the search's and the values of the evaluation and ordering formulas (`eval_*`,
+`order_*`). Each iteration moves every tuned constant at once by +c or -c at random, plays the two
+versions against each other (`connect5 match`, both as Gomocup brains, balanced openings from both
+sides), and steps every constant towards the side that won. Simultaneous perturbation stochastic
 approximation (Spall 1992), with the gain schedules of Stockfish's and Rapfi's fishtest tuning.
 
 usage: scripts/spsa.py [--binary B] [--iterations N] [--tc 0/0.04] [--board 15x15] [--pairs 2]

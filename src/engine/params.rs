@@ -1,6 +1,6 @@
-//! The search's tunable constants and the values of its evaluation formula (`eval_*`, see
-//! `v2/eval.rs`), one place for their names, defaults and ranges, so that a tuner
-//! (`scripts/spsa.py`, docs/engine.md "sessions 17 and 18") can move them from the command line
+//! The search's tunable constants and the values of its evaluation and move-ordering formulas
+//! (`eval_*`, `order_*`, see `v2/eval.rs`), one place for their names, defaults and ranges, so
+//! that a tuner (`scripts/spsa.py`, docs/engine.md "sessions 17 to 19") can move them from the command line
 //! (`--param NAME=VALUE`, a builtin player's `NAME=VALUE`) without a rebuild. The defaults are
 //! the values the engine plays with; engine v1 ignores them.
 

@@ -7,9 +7,11 @@
 //! the opponent's, and the tables learn how much that is worth. The threat term sees
 //! interactions the per-cell sum cannot (a four-three against an opponent with only threes). The
 //! tables are `eval_weights.txt`, the output of a formula whose values are tunable constants
-//! (`EvalTables::from_formula`, tuned by SPSA; `connect5 tune` fits the tables to games instead,
+//! (`CellTables::from_formula`, tuned by SPSA; `connect5 tune` fits the tables to games instead,
 //! docs/engine.md); the idea of per-combination tables and a threat-mask term is Rapfi's
-//! classical evaluation (Dai et al., arXiv 2503.13178).
+//! classical evaluation (Dai et al., arXiv 2503.13178). The move ordering's per-combination
+//! values are a formula of the same form (`order_*`), and live beside the evaluation's in one
+//! [`CellTables`] per formula.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -47,14 +49,14 @@ pub fn evaluate(pos: &Position, me: Stone) -> i32 {
 /// The per-combination values the position sums over its empty cells: `own` for the side to
 /// move's cells, `opp` for the opponent's; and the move ordering's values of a cell, for what it
 /// makes for the side to move (`order_own`) and what it takes from the opponent (`order_opp`).
-pub struct EvalTables {
+pub struct CellTables {
     pub own: [i32; COMBINATIONS],
     pub opp: [i32; COMBINATIONS],
     pub order_own: [i32; COMBINATIONS],
     pub order_opp: [i32; COMBINATIONS],
 }
 
-/// The values of [`EvalTables::from_formula`], from the `eval_*` tunable constants.
+/// The values of [`CellTables::from_formula`], from the `eval_*` and `order_*` tunable constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Formula {
     /// A line's value, by pattern from `B1` to `F4` (a five's is [`FIVE_VALUE`]).
@@ -118,11 +120,11 @@ impl Formula {
     }
 }
 
-impl EvalTables {
+impl CellTables {
     /// The tables of `eval_weights.txt`, as the engine was built.
-    pub fn shipped() -> &'static EvalTables {
-        static SHIPPED: OnceLock<EvalTables> = OnceLock::new();
-        SHIPPED.get_or_init(|| EvalTables {
+    pub fn shipped() -> &'static CellTables {
+        static SHIPPED: OnceLock<CellTables> = OnceLock::new();
+        SHIPPED.get_or_init(|| CellTables {
             own: OWN,
             opp: OPP,
             order_own: ORDER_OWN,
@@ -130,23 +132,23 @@ impl EvalTables {
         })
     }
 
-    /// The tables a search with `params` evaluates with: the shipped ones while the formula's
-    /// parameters (`eval_*`) are at their defaults, which reproduce them, otherwise the
-    /// formula's. Built once per distinct formula and kept for the process (a tuner or a match
+    /// The tables a search with `params` evaluates and orders with: the shipped ones while the
+    /// formulas' parameters (`eval_*`, `order_*`) are at their defaults, which reproduce them,
+    /// otherwise the formulas'. Built once per distinct formula and kept for the process (a tuner or a match
     /// tries a handful).
-    pub fn for_params(params: &SearchParams) -> &'static EvalTables {
+    pub fn for_params(params: &SearchParams) -> &'static CellTables {
         let wanted = Formula::of(params);
         if wanted == Formula::of(&SearchParams::default()) {
-            return EvalTables::shipped();
+            return CellTables::shipped();
         }
-        static BUILT: Mutex<Vec<(Formula, &'static EvalTables)>> = Mutex::new(Vec::new());
+        static BUILT: Mutex<Vec<(Formula, &'static CellTables)>> = Mutex::new(Vec::new());
         let mut built = BUILT
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(&(_, tables)) = built.iter().find(|(f, _)| *f == wanted) {
             return tables;
         }
-        let tables: &'static EvalTables = Box::leak(Box::new(EvalTables::from_formula(&wanted)));
+        let tables: &'static CellTables = Box::leak(Box::new(CellTables::from_formula(&wanted)));
         built.push((wanted, tables));
         tables
     }
@@ -155,8 +157,8 @@ impl EvalTables {
     /// worth the sum of its four lines' values plus the bonus of its class, to the opponent as
     /// is and to the side to move times a ratio, larger on the cells of a three or more (it
     /// plays them first).
-    fn from_formula(f: &Formula) -> EvalTables {
-        let mut tables = EvalTables {
+    fn from_formula(f: &Formula) -> CellTables {
+        let mut tables = CellTables {
             own: [0; COMBINATIONS],
             opp: [0; COMBINATIONS],
             order_own: [0; COMBINATIONS],
@@ -206,8 +208,8 @@ mod tests {
 
     #[test]
     fn the_formula_at_its_defaults_is_the_shipped_evaluation() {
-        let shipped = EvalTables::shipped();
-        let made = EvalTables::from_formula(&Formula::of(&SearchParams::default()));
+        let shipped = CellTables::shipped();
+        let made = CellTables::from_formula(&Formula::of(&SearchParams::default()));
         assert_eq!(made.own, shipped.own);
         assert_eq!(made.opp, shipped.opp);
         assert_eq!(made.order_own, shipped.order_own);
@@ -222,14 +224,14 @@ mod tests {
             eval_f2: defaults.eval_f2 + 5.0,
             ..defaults
         };
-        let tables = EvalTables::for_params(&params);
-        let shipped = EvalTables::shipped();
+        let tables = CellTables::for_params(&params);
+        let shipped = CellTables::shipped();
         let f2 = |c: usize| {
             pattern::combination_patterns(c).is_some_and(|codes| codes.contains(&Pattern::F2))
         };
         for c in 0..COMBINATIONS {
             assert_eq!(tables.opp[c] != shipped.opp[c], f2(c), "combination {c}");
         }
-        assert!(std::ptr::eq(tables, EvalTables::for_params(&params)));
+        assert!(std::ptr::eq(tables, CellTables::for_params(&params)));
     }
 }

@@ -1,7 +1,7 @@
 //! The search position: a padded grid with per-cell, per-direction line states and patterns, all
 //! updated incrementally on make/unmake.
 
-use super::eval::EvalTables;
+use super::eval::CellTables;
 use super::pattern::{self, Class, Combos, Pattern, PatternTable, HALF, NUM_CLASSES};
 use crate::board::{Board, Move, Stone};
 use crate::engine::zobrist::zobrist;
@@ -56,7 +56,7 @@ pub struct Position {
     stones: usize,
     table: &'static PatternTable,
     combos: &'static Combos,
-    eval: &'static EvalTables,
+    eval: &'static CellTables,
     /// One record per `make` of the search, so that `unmake` restores instead of recomputing.
     undo: Vec<Undo>,
     /// The cells each `make` re-read, with their pattern words from before it.
@@ -78,14 +78,14 @@ struct Undo {
 impl Position {
     /// The position of `board`, evaluated with the shipped tables.
     pub fn new(board: &Board, table: &'static PatternTable) -> Position {
-        Position::with_eval(board, table, EvalTables::shipped())
+        Position::with_eval(board, table, CellTables::shipped())
     }
 
     /// The position of `board`, its evaluation summing `eval`'s values.
     pub fn with_eval(
         board: &Board,
         table: &'static PatternTable,
-        eval: &'static EvalTables,
+        eval: &'static CellTables,
     ) -> Position {
         let rows = board.rows();
         let cols = board.cols();
@@ -245,7 +245,7 @@ impl Position {
 
     /// The per-combination values this position evaluates and orders moves with.
     #[inline]
-    pub fn tables(&self) -> &'static EvalTables {
+    pub fn tables(&self) -> &'static CellTables {
         self.eval
     }
 

@@ -14,7 +14,7 @@
 //! what a search of a few plies sees from the position (the way NNUE evaluations are trained on
 //! search scores, and KnightCap's TD-leaf learned from them: Baxter, Tridgell and Weaver, 1998).
 
-use super::eval::{threat_mask, EvalTables};
+use super::eval::{threat_mask, CellTables};
 use super::learned::THREAT;
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
@@ -122,16 +122,16 @@ pub struct Weights {
 impl Weights {
     /// The tables the engine was built with.
     pub fn current() -> Weights {
-        Weights::of_tables(EvalTables::shipped())
+        Weights::of_tables(CellTables::shipped())
     }
 
     /// The tables of the evaluation formula with `params`' `eval_*` values (the threat term as
     /// shipped): what `connect5 params --eval-table` writes.
     pub fn of_formula(params: &SearchParams) -> Weights {
-        Weights::of_tables(EvalTables::for_params(params))
+        Weights::of_tables(CellTables::for_params(params))
     }
 
-    fn of_tables(tables: &EvalTables) -> Weights {
+    fn of_tables(tables: &CellTables) -> Weights {
         let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
         Weights {
             own: floats(&tables.own),
@@ -430,16 +430,16 @@ pub struct OrderingWeights {
 
 impl OrderingWeights {
     pub fn current() -> OrderingWeights {
-        OrderingWeights::of_tables(EvalTables::shipped())
+        OrderingWeights::of_tables(CellTables::shipped())
     }
 
     /// The tables of the ordering formula with `params`' `order_*` values: what `connect5
     /// params --ordering-table` writes.
     pub fn of_formula(params: &SearchParams) -> OrderingWeights {
-        OrderingWeights::of_tables(EvalTables::for_params(params))
+        OrderingWeights::of_tables(CellTables::for_params(params))
     }
 
-    fn of_tables(tables: &EvalTables) -> OrderingWeights {
+    fn of_tables(tables: &CellTables) -> OrderingWeights {
         let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
         OrderingWeights {
             own: floats(&tables.order_own),
