@@ -61,9 +61,8 @@ pub struct CellTables {
 struct Formula {
     /// A line's value, by pattern from `B1` to `F4` (a five's is [`FIVE_VALUE`]).
     lines: [f64; 8],
-    win_next_bonus: f64,
-    four_three_bonus: f64,
-    double_three_bonus: f64,
+    /// The bonuses of the win-next, four-three and double-three classes.
+    bonuses: [f64; 3],
     /// The side to move's cells of an open three or more count this many times their value.
     own_threat_ratio: f64,
     /// ... and its other cells this many times.
@@ -95,9 +94,11 @@ impl Formula {
                 params.eval_b4,
                 params.eval_f4,
             ],
-            win_next_bonus: params.eval_win_next,
-            four_three_bonus: params.eval_four_three,
-            double_three_bonus: params.eval_double_three,
+            bonuses: [
+                params.eval_win_next,
+                params.eval_four_three,
+                params.eval_double_three,
+            ],
             own_threat_ratio: params.eval_own_threat_ratio,
             own_quiet_ratio: params.eval_own_quiet_ratio,
             order_lines: [
@@ -156,7 +157,9 @@ impl CellTables {
     /// The hand-set evaluation as a formula (how the shipped tables were first made): a cell is
     /// worth the sum of its four lines' values plus the bonus of its class, to the opponent as
     /// is and to the side to move times a ratio, larger on the cells of a three or more (it
-    /// plays them first).
+    /// plays them first). The ordering's tables are the same form with values of their own: a
+    /// move scores what it makes for the side to move, and what it takes from the opponent
+    /// times a ratio.
     fn from_formula(f: &Formula) -> CellTables {
         let mut tables = CellTables {
             own: [0; COMBINATIONS],
@@ -185,8 +188,7 @@ impl CellTables {
                     })
                     .sum::<f64>()
             };
-            let value = lines(&f.lines, FIVE_VALUE)
-                + bonus([f.win_next_bonus, f.four_three_bonus, f.double_three_bonus]);
+            let value = lines(&f.lines, FIVE_VALUE) + bonus(f.bonuses);
             let ratio = if class >= Class::Three {
                 f.own_threat_ratio
             } else {

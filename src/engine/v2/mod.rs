@@ -91,7 +91,7 @@ pub fn search(
         // Lines longer than five do not fit the pattern keys; the generic engine plays them.
         return super::v1::search(board, rule, side, deadline, config);
     };
-    let pos = Position::with_eval(board, table, CellTables::for_params(&config.params));
+    let pos = Position::with_tables(board, table, CellTables::for_params(&config.params));
     let decision = if pos.stones() == 0 {
         let mv = pos.move_of(pos.centre());
         single(mv, 0, 0)

@@ -56,7 +56,7 @@ pub struct Position {
     stones: usize,
     table: &'static PatternTable,
     combos: &'static Combos,
-    eval: &'static CellTables,
+    tables: &'static CellTables,
     /// One record per `make` of the search, so that `unmake` restores instead of recomputing.
     undo: Vec<Undo>,
     /// The cells each `make` re-read, with their pattern words from before it.
@@ -78,14 +78,14 @@ struct Undo {
 impl Position {
     /// The position of `board`, evaluated with the shipped tables.
     pub fn new(board: &Board, table: &'static PatternTable) -> Position {
-        Position::with_eval(board, table, CellTables::shipped())
+        Position::with_tables(board, table, CellTables::shipped())
     }
 
-    /// The position of `board`, its evaluation summing `eval`'s values.
-    pub fn with_eval(
+    /// The position of `board`, evaluated and its moves ordered with `tables`' values.
+    pub fn with_tables(
         board: &Board,
         table: &'static PatternTable,
-        eval: &'static CellTables,
+        tables: &'static CellTables,
     ) -> Position {
         let rows = board.rows();
         let cols = board.cols();
@@ -117,7 +117,7 @@ impl Position {
             stones: 0,
             table,
             combos: pattern::combos(),
-            eval,
+            tables,
             undo: Vec::new(),
             saved_words: Vec::new(),
             tactical_moves: 0,
@@ -246,7 +246,7 @@ impl Position {
     /// The per-combination values this position evaluates and orders moves with.
     #[inline]
     pub fn tables(&self) -> &'static CellTables {
-        self.eval
+        self.tables
     }
 
     /// What `colour`'s cells are worth to it as the side to move.
@@ -400,8 +400,8 @@ impl Position {
         }
         if EVAL {
             let sums = &mut self.eval_sums[colour.index()];
-            sums[0] += sign * self.eval.own[combo.combination];
-            sums[1] += sign * self.eval.opp[combo.combination];
+            sums[0] += sign * self.tables.own[combo.combination];
+            sums[1] += sign * self.tables.opp[combo.combination];
         }
     }
 
@@ -418,8 +418,8 @@ impl Position {
                 self.class_counts[colour.index()][new.class] += 1;
                 if EVAL {
                     let sums = &mut self.eval_sums[colour.index()];
-                    sums[0] += self.eval.own[new.combination] - self.eval.own[old.combination];
-                    sums[1] += self.eval.opp[new.combination] - self.eval.opp[old.combination];
+                    sums[0] += self.tables.own[new.combination] - self.tables.own[old.combination];
+                    sums[1] += self.tables.opp[new.combination] - self.tables.opp[old.combination];
                 }
                 self.words[cell][colour.index()] = new_word;
             }
@@ -602,8 +602,8 @@ impl Position {
                 }
                 counts[colour.index()][self.combos.class(word) as usize] += 1;
                 let combination = self.combos.get(word).combination;
-                sums[colour.index()][0] += self.eval.own[combination];
-                sums[colour.index()][1] += self.eval.opp[combination];
+                sums[colour.index()][0] += self.tables.own[combination];
+                sums[colour.index()][1] += self.tables.opp[combination];
             }
         }
         counts == self.class_counts && sums == self.eval_sums

@@ -24,9 +24,6 @@ use crate::engine::params::SearchParams;
 use crate::engine::time::{Deadline, SearchClock};
 use crate::engine::tt::Tt;
 
-/// Number of threat masks (`eval::threat_mask`).
-pub const THREAT_MASKS: usize = 1024;
-
 /// What the evaluation reads of one position, from the side to move's point of view.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalFeatures {
@@ -132,7 +129,6 @@ impl Weights {
     }
 
     fn of_tables(tables: &CellTables) -> Weights {
-        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
         Weights {
             own: floats(&tables.own),
             opp: floats(&tables.opp),
@@ -177,6 +173,11 @@ impl Weights {
     pub fn to_text(&self, header: &str) -> String {
         tables_text(header, EVAL_FILE_FORMAT, &self.own, &self.opp, &self.threat)
     }
+}
+
+/// The engine's integer table as the fits' real numbers.
+fn floats(table: &[i32]) -> Vec<f64> {
+    table.iter().map(|&v| f64::from(v)).collect()
 }
 
 /// Per-combination tables (and threat values, written when not 0) in the form build.rs reads,
@@ -440,7 +441,6 @@ impl OrderingWeights {
     }
 
     fn of_tables(tables: &CellTables) -> OrderingWeights {
-        let floats = |table: &[i32]| table.iter().map(|&v| f64::from(v)).collect();
         OrderingWeights {
             own: floats(&tables.order_own),
             opp: floats(&tables.order_opp),
