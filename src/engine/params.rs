@@ -92,6 +92,18 @@ params! {
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
+    vct_time_share: 0.1, 0.0, 0.9,
+        "share of the budget the root VCT (the side to move's threat sequences) may use";
+    vct_max_depth: 12.0, 2.0, 40.0,
+        "root VCT: most attacker threats of a sequence (rounded)";
+    search_time_share: 0.9, 0.3, 1.0,
+        "share of the time left after the root VCT that the main search may use (the rest checks its move)";
+    safety_vct_depth: 10.0, 2.0, 40.0,
+        "check of the chosen move: most threats of the opponent's VCT against it (rounded)";
+    threat_time_share: 0.15, 0.0, 0.9,
+        "share of the time left after the root VCT for the opponent's VCT as if it were to move (0: not searched)";
+    threatened_search_share: 0.6, 0.3, 1.0,
+        "main search's share when the opponent has such a VCT (the rest checks the chosen move against it)";
     eval_b1: 2.165, 0.0, 2000.0,
         "evaluation formula: value of a cell's B1 line (one stone, one way to grow)";
     eval_f1: 0.5674, 0.0, 2000.0,

@@ -17,13 +17,13 @@ pub mod tuning;
 use super::time::SearchClock;
 use super::tt::Tt;
 use super::types::{is_mate, mate_in, mated_in, Score};
-use super::{Deadline, Decision, EngineConfig, TableUse};
+use super::{Deadline, Decision, EngineConfig, SearchParams, TableUse};
 use crate::board::{Board, Move, Rule, Stone};
 use eval::CellTables;
 use movegen::MoveSet;
 use pattern::Class;
 use position::Position;
-use search::{Searcher, CHECK_EVERY, ROOT_VCF_DEPTH};
+use search::{RootResult, Searcher, CHECK_EVERY, ROOT_VCF_DEPTH};
 
 /// The engine's hot paths outside a search, for the criterion benches.
 pub struct Workbench {
@@ -186,29 +186,12 @@ fn think(
     {
         return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
-    if let Some((cell, plies)) = root_vct(searcher, clock, me) {
+    let params = &config.params;
+    if let Some((cell, plies)) = root_vct(searcher, clock, me, params) {
         return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
-    // The main search leaves part of the time to check its choice against the opponent's VCT.
-    let mut main = clock.part(clock.deadline().share(SEARCH_TIME_SHARE), None);
-    let result = searcher.iterate(
-        &mut main,
-        me,
-        &mut root,
-        config.max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1),
-        config.progress.as_ref(),
-    );
-    clock.rejoin(main);
-    if is_mate(result.score) || clock.stopped() {
-        return decide(
-            searcher,
-            clock.nodes(),
-            result.cell,
-            result.score,
-            result.depth,
-        );
-    }
-    let cell = safe_choice(searcher, clock, me, result.cell, &root);
+    let threat = opponent_threat(searcher, clock, me, params);
+    let (result, cell) = checked_search(searcher, clock, me, &mut root, threat, config);
     let mut decision = decide(searcher, clock.nodes(), cell, result.score, result.depth);
     if cell == result.cell {
         let line = searcher.principal_variation(me, cell, result.depth.max(1) as usize);
@@ -256,58 +239,145 @@ fn forced_answer(
     None
 }
 
-/// Share of the time left after the root VCT that the main search may use.
-const SEARCH_TIME_SHARE: f64 = 0.9;
-/// Root moves checked against the opponent's VCT, and the node cap of one check without a clock.
+/// Most checks of root moves against the opponent's VCT in one search.
 const SAFETY_CHECKS: usize = 6;
-const SAFETY_NODES_UNLIMITED: u64 = 20_000;
-const SAFETY_VCT_DEPTH: u32 = 10;
 
-/// The searched move, unless the opponent has a VCT against it; then the first of the next best
-/// root moves that survives the same check (or the searched move when none does or time runs
-/// out). A safety net for attacks deeper than the main search saw.
-fn safe_choice(
+/// What the opponent's VCT search said of one of our moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    Safe,
+    Refuted,
+    TimedOut,
+}
+
+/// Searches the opponent's VCT after our `cell`, within `share` of the time left.
+fn check_move(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
-    chosen: usize,
-    root: &[(usize, i32)],
-) -> usize {
-    let mut candidates = vec![chosen];
-    candidates.extend(
-        root.iter()
-            .map(|&(c, _)| c)
-            .filter(|&c| c != chosen)
-            .take(SAFETY_CHECKS - 1),
-    );
-    for (i, &cell) in candidates.iter().enumerate() {
-        // The searched move gets most of the time: it is the one usually played.
-        let share = if i == 0 {
-            0.6
-        } else {
-            1.0 / (candidates.len() - i) as f64
-        };
-        let mut check = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
-        searcher.pos.make(cell, me);
-        let refuted = searcher
-            .threats
-            .vct_root(
-                &mut searcher.pos,
-                &mut check,
-                me.opponent(),
-                SAFETY_VCT_DEPTH,
-            )
-            .is_some();
-        searcher.pos.unmake(cell);
-        let timed_out = clock.rejoin(check);
-        if clock.stopped() || (i == 0 && timed_out) {
-            return chosen;
+    cell: usize,
+    share: f64,
+    params: &SearchParams,
+) -> Check {
+    let mut check = limited_part(clock, share, VCT_NODES_UNLIMITED);
+    searcher.pos.make(cell, me);
+    let refuted = searcher
+        .threats
+        .vct_root(
+            &mut searcher.pos,
+            &mut check,
+            me.opponent(),
+            params.safety_vct_depth.round() as u32,
+        )
+        .is_some();
+    searcher.pos.unmake(cell);
+    let timed_out = clock.rejoin(check);
+    if refuted {
+        Check::Refuted
+    } else if timed_out {
+        Check::TimedOut
+    } else {
+        Check::Safe
+    }
+}
+
+/// The main search when the opponent may have a VCT: the chosen move is checked against it; a
+/// refuted move leaves the root moves and the same depth is searched again without it; a safe
+/// one is kept while the search goes on deeper with the time left, and is played unless the
+/// search's last choice is safe too (or the search found a forced result). Returns the search's
+/// last result and the move to play. Without a threat the search has the whole time.
+fn checked_search(
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
+    me: Stone,
+    root: &mut Vec<(usize, i32)>,
+    threat: Threat,
+    config: &EngineConfig,
+) -> (RootResult, usize) {
+    let params = &config.params;
+    let max_depth = config.max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1);
+    let search_share = match threat {
+        Threat::None => 1.0,
+        Threat::Found => params.threatened_search_share,
+        Threat::Unknown => params.search_time_share,
+    };
+    let mut from = RootResult::before_search(root);
+    let mut share = search_share;
+    let mut verified = None;
+    let mut checks = 0;
+    loop {
+        let mut part = clock.part(clock.deadline().share(share), None);
+        let result = searcher.iterate(
+            &mut part,
+            me,
+            root,
+            (from, max_depth),
+            config.progress.as_ref(),
+        );
+        clock.rejoin(part);
+        if threat == Threat::None || is_mate(result.score) {
+            return (result, result.cell);
         }
-        if !refuted && !timed_out {
-            return cell;
+        if clock.stopped() || verified == Some(result.cell) || checks == SAFETY_CHECKS {
+            return (result, verified.unwrap_or(result.cell));
+        }
+        checks += 1;
+        match check_move(searcher, clock, me, result.cell, 0.6, params) {
+            Check::TimedOut => return (result, verified.unwrap_or(result.cell)),
+            Check::Safe => {
+                verified = Some(result.cell);
+                from = result;
+                share = 1.0;
+            }
+            Check::Refuted => {
+                root.retain(|&(cell, _)| cell != result.cell);
+                if root.len() < 2 {
+                    let cell = root.first().map_or(result.cell, |&(cell, _)| cell);
+                    return (result, cell);
+                }
+                from = RootResult {
+                    cell: root[0].0,
+                    score: result.score,
+                    depth: result.depth.saturating_sub(1),
+                };
+                share = search_share;
+            }
         }
     }
-    chosen
+}
+
+/// What the opponent could do with a free move: a VCT it has, none at all
+/// (searched to the check's depth), or not known (not searched, or out of time). A stone of ours
+/// only takes patterns from the opponent, so without a VCT now it has none after any of our
+/// moves, and the check of our move can be skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Threat {
+    None,
+    Found,
+    Unknown,
+}
+
+fn opponent_threat(
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
+    me: Stone,
+    params: &SearchParams,
+) -> Threat {
+    // With a five or an open four of ours to make, the opponent's VCT search has nothing to say.
+    if params.threat_time_share <= 0.0 || searcher.pos.count_at_least(me, Class::WinNext) > 0 {
+        return Threat::Unknown;
+    }
+    let mut part = limited_part(clock, params.threat_time_share, VCT_NODES_UNLIMITED);
+    let depth = params.safety_vct_depth.round() as u32;
+    let found = searcher
+        .threats
+        .vct_root(&mut searcher.pos, &mut part, me.opponent(), depth);
+    let timed_out = clock.rejoin(part);
+    match found {
+        Some(_) => Threat::Found,
+        None if timed_out || clock.stopped() => Threat::Unknown,
+        None => Threat::None,
+    }
 }
 
 /// A part of the search bounded by `share` of the time left, or by `nodes_unlimited` nodes when
@@ -320,17 +390,21 @@ fn limited_part(clock: &SearchClock, share: f64, nodes_unlimited: u64) -> Search
     }
 }
 
-/// Share of the budget the root VCT may use, and its node cap when the search has no clock.
-const VCT_TIME_SHARE: f64 = 0.1;
+/// Node cap of a VCT search (ours at the root, the opponent's against a move) without a clock.
 const VCT_NODES_UNLIMITED: u64 = 200_000;
-const VCT_MAX_DEPTH: u32 = 12;
 
 /// A VCT search at the root, bounded by a share of the time (or a node cap without a clock).
-fn root_vct(searcher: &mut Searcher, clock: &mut SearchClock, me: Stone) -> Option<(usize, i32)> {
-    let mut part = limited_part(clock, VCT_TIME_SHARE, VCT_NODES_UNLIMITED);
+fn root_vct(
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
+    me: Stone,
+    params: &SearchParams,
+) -> Option<(usize, i32)> {
+    let mut part = limited_part(clock, params.vct_time_share, VCT_NODES_UNLIMITED);
+    let depth = params.vct_max_depth.round() as u32;
     let found = searcher
         .threats
-        .vct_root(&mut searcher.pos, &mut part, me, VCT_MAX_DEPTH);
+        .vct_root(&mut searcher.pos, &mut part, me, depth);
     clock.rejoin(part);
     found
 }
@@ -342,4 +416,156 @@ fn first_empty_candidate(searcher: &Searcher) -> Option<usize> {
         .iter()
         .map(|&c| c as usize)
         .find(|&c| searcher.pos.is_empty(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Move;
+    use crate::engine::EngineKind;
+
+    /// Black (`N`) to move, four stones each. In `CROSSING`, white (`B`) has two open twos
+    /// whose lines cross on an empty cell (a free white move there makes two open threes), and
+    /// a VCT after all but three of black's moves (7 7, 5 9 and 9 5, by the VCT search).
+    const CROSSING: [&str; 15] = [
+        "N.............N",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        ".......B.......",
+        ".......BN......",
+        ".....BB........",
+        "......N........",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+    ];
+    /// The same stones scattered: no two of a colour share a line within reach.
+    const SCATTERED: [&str; 15] = [
+        "N.............N",
+        "...............",
+        "...............",
+        "...B...........",
+        "...............",
+        "...............",
+        "...........B...",
+        "...............",
+        "...............",
+        "..B............",
+        "...............",
+        "...............",
+        "..........B....",
+        "...............",
+        "N.............N",
+    ];
+
+    fn searcher_for(rows: &[&str]) -> Searcher {
+        let board = Board::from_rows(rows).unwrap();
+        let table = pattern::table_for(5, false).unwrap();
+        let pos = Position::new(&board, table);
+        Searcher::new(pos, Tt::new(1 << 20), &SearchParams::default())
+    }
+
+    fn threat_of(rows: &[&str], params: &SearchParams) -> Threat {
+        let mut searcher = searcher_for(rows);
+        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+        opponent_threat(&mut searcher, &mut clock, Stone::Black, params)
+    }
+
+    #[test]
+    fn the_opponent_threat_is_found_proved_absent_or_not_searched() {
+        let params = SearchParams::default();
+        assert_eq!(
+            threat_of(&CROSSING, &params),
+            Threat::Found,
+            "white's free move at the crossing makes two open threes"
+        );
+        assert_eq!(threat_of(&SCATTERED, &params), Threat::None);
+        let no_threat_search = SearchParams {
+            threat_time_share: 0.0,
+            ..params
+        };
+        assert_eq!(
+            threat_of(&CROSSING, &no_threat_search),
+            Threat::Unknown,
+            "a share of 0 searches nothing"
+        );
+    }
+
+    #[test]
+    fn the_checked_search_plays_a_move_the_opponent_has_no_vct_against() {
+        let board = Board::from_rows(&CROSSING).unwrap();
+        let rule = Rule::exact(5);
+        let config = EngineConfig {
+            kind: EngineKind::V2,
+            max_depth: Some(2),
+            ..EngineConfig::default()
+        };
+        let decision = crate::engine::think(&board, rule, &Deadline::unlimited(), &config).unwrap();
+        let mut after = board.clone();
+        after.play(decision.mv, Stone::Black).unwrap();
+        let mut searcher = searcher_for(&CROSSING);
+        searcher.pos = Position::new(&after, pattern::table_for(5, false).unwrap());
+        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+        let vct = searcher
+            .threats
+            .vct_root(&mut searcher.pos, &mut clock, Stone::White, 10);
+        assert_eq!(
+            vct, None,
+            "black played {} and white still wins",
+            decision.mv
+        );
+    }
+
+    /// A position of a game connect5 lost as black against Rapfi (black to move): white has a VCT
+    /// after all but 13 of black's moves (by the VCT search): after 7 7, but not after 6 5.
+    const GAME_POSITION: [&str; 15] = [
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        ".......B.N.....",
+        ".....BN.BBN....",
+        "......NBN......",
+        "......BN.......",
+        ".......BN......",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+    ];
+
+    #[test]
+    fn a_refuted_move_leaves_the_root_and_the_search_goes_on_without_it() {
+        let mut searcher = searcher_for(&GAME_POSITION);
+        let cell = |r, c| searcher.pos.cell_of(Move::new(r, c));
+        // A move white wins against first; the search prefers the second once it is gone.
+        let refuted = cell(7, 7);
+        let mut root = vec![(refuted, 0), (cell(5, 9), 0), (cell(6, 5), 0)];
+        // One ply: the search itself sees no loss, only the checks do.
+        let config = EngineConfig {
+            max_depth: Some(1),
+            ..EngineConfig::default()
+        };
+        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+        let (_, played) = checked_search(
+            &mut searcher,
+            &mut clock,
+            Stone::Black,
+            &mut root,
+            Threat::Found,
+            &config,
+        );
+        assert_eq!(searcher.pos.move_of(played), Move::new(6, 5));
+        assert!(
+            root.iter().all(|&(c, _)| c != refuted),
+            "the refuted move left the root: {root:?}"
+        );
+    }
 }

@@ -149,10 +149,22 @@ impl Child {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RootResult {
     pub cell: usize,
     pub score: i32,
     pub depth: u32,
+}
+
+impl RootResult {
+    /// Where a new search of the ordered `root` starts: its first move, no iteration done.
+    pub fn before_search(root: &[(usize, i32)]) -> RootResult {
+        RootResult {
+            cell: root[0].0,
+            score: 0,
+            depth: 0,
+        }
+    }
 }
 
 /// A move that makes no three of ours and takes no double three (or better) from the opponent:
@@ -565,22 +577,24 @@ impl Searcher {
         set
     }
 
-    /// Iterative deepening at the root. `root` holds the ordered root moves (at least two).
+    /// Iterative deepening at the root, from the iteration after `from`'s depth (0: a new
+    /// search, whose score is 0). `root` holds the ordered root moves (at least two), `from`'s
+    /// move first.
     pub fn iterate(
         &mut self,
         clock: &mut SearchClock,
         me: Stone,
         root: &mut Vec<(usize, i32)>,
-        max_depth: u32,
+        (from, max_depth): (RootResult, u32),
         progress: Option<&ProgressSink>,
     ) -> RootResult {
         let start = Choice {
-            mv: root[0].0,
-            score: 0,
-            depth: 0,
+            mv: from.cell,
+            score: from.score,
+            depth: from.depth,
         };
         let deadline = clock.deadline().clone();
-        let depths = 1..=max_depth.min(MAX_PLY as u32 - 8);
+        let depths = from.depth + 1..=max_depth.min(MAX_PLY as u32 - 8);
         let choice = deepen(&deadline, depths, start, |depth, choice| {
             // Before any complete iteration the choice's score is 0, the full window's centre.
             let (score, best_index) = self.aspiration(clock, me, root, depth, choice.score);

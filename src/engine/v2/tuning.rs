@@ -18,7 +18,7 @@ use super::eval::{threat_mask, CellTables};
 use super::learned::THREAT;
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
-use super::search::{Searcher, CHECK_EVERY};
+use super::search::{RootResult, Searcher, CHECK_EVERY};
 use crate::board::{Board, Move, Rule, Stone};
 use crate::engine::params::SearchParams;
 use crate::engine::time::{Deadline, SearchClock};
@@ -94,9 +94,10 @@ pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
         return None;
     }
     let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+    let from = (RootResult::before_search(&root), depth);
     Some(
         searcher
-            .iterate(&mut clock, me, &mut root, depth, None)
+            .iterate(&mut clock, me, &mut root, from, None)
             .score,
     )
 }
