@@ -444,7 +444,7 @@ mod tests {
         "...............",
         "...............",
     ];
-    /// The same stones scattered: no two of a colour share a line within reach.
+    /// Four stones each, scattered: no two of a colour share a line within reach.
     const SCATTERED: [&str; 15] = [
         "N.............N",
         "...............",
