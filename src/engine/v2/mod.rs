@@ -239,8 +239,11 @@ fn forced_answer(
     None
 }
 
-/// Most checks of root moves against the opponent's VCT in one search.
+/// Most checks of root moves against the opponent's VCT in one search, and the node cap of one
+/// of the opponent's VCT searches without a clock (a fixed-depth search, `connect5 bench`, is
+/// mostly its main search).
 const SAFETY_CHECKS: usize = 6;
+const SAFETY_NODES_UNLIMITED: u64 = 20_000;
 
 /// What the opponent's VCT search said of one of our moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,7 +262,7 @@ fn check_move(
     share: f64,
     params: &SearchParams,
 ) -> Check {
-    let mut check = limited_part(clock, share, VCT_NODES_UNLIMITED);
+    let mut check = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
     searcher.pos.make(cell, me);
     let refuted = searcher
         .threats
@@ -367,7 +370,7 @@ fn opponent_threat(
     if params.threat_time_share <= 0.0 || searcher.pos.count_at_least(me, Class::WinNext) > 0 {
         return Threat::Unknown;
     }
-    let mut part = limited_part(clock, params.threat_time_share, VCT_NODES_UNLIMITED);
+    let mut part = limited_part(clock, params.threat_time_share, SAFETY_NODES_UNLIMITED);
     let depth = params.safety_vct_depth.round() as u32;
     let found = searcher
         .threats
@@ -390,7 +393,7 @@ fn limited_part(clock: &SearchClock, share: f64, nodes_unlimited: u64) -> Search
     }
 }
 
-/// Node cap of a VCT search (ours at the root, the opponent's against a move) without a clock.
+/// Node cap of the root VCT without a clock.
 const VCT_NODES_UNLIMITED: u64 = 200_000;
 
 /// A VCT search at the root, bounded by a share of the time (or a node cap without a clock).
