@@ -245,43 +245,53 @@ fn forced_answer(
 const SAFETY_CHECKS: usize = 6;
 const SAFETY_NODES_UNLIMITED: u64 = 20_000;
 
-/// What the opponent's VCT search said of one of our moves.
+/// What a search of the opponent's VCT found: one, none (searched to the check's depth), or
+/// nothing known (out of time, or not searched).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Check {
-    Safe,
-    Refuted,
-    TimedOut,
+enum OpponentVct {
+    Found,
+    None,
+    Unknown,
 }
 
-/// Searches the opponent's VCT after our `cell`, within `share` of the time left.
+/// Searches the opponent's VCT in the current position as if it were to move, within `share`
+/// of the time left.
+fn opponent_vct(
+    searcher: &mut Searcher,
+    clock: &mut SearchClock,
+    me: Stone,
+    share: f64,
+    params: &SearchParams,
+) -> OpponentVct {
+    let mut part = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
+    let depth = params.safety_vct_depth.round() as u32;
+    let found = searcher
+        .threats
+        .vct_root(&mut searcher.pos, &mut part, me.opponent(), depth)
+        .is_some();
+    let timed_out = clock.rejoin(part);
+    if found {
+        OpponentVct::Found
+    } else if timed_out {
+        OpponentVct::Unknown
+    } else {
+        OpponentVct::None
+    }
+}
+
+/// The opponent's VCT after our `cell`.
 fn check_move(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
     cell: usize,
-    share: f64,
     params: &SearchParams,
-) -> Check {
-    let mut check = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
+) -> OpponentVct {
     searcher.pos.make(cell, me);
-    let refuted = searcher
-        .threats
-        .vct_root(
-            &mut searcher.pos,
-            &mut check,
-            me.opponent(),
-            params.safety_vct_depth.round() as u32,
-        )
-        .is_some();
+    // The searched move gets most of the time left: it is the one usually played.
+    let check = opponent_vct(searcher, clock, me, 0.6, params);
     searcher.pos.unmake(cell);
-    let timed_out = clock.rejoin(check);
-    if refuted {
-        Check::Refuted
-    } else if timed_out {
-        Check::TimedOut
-    } else {
-        Check::Safe
-    }
+    check
 }
 
 /// The main search when the opponent may have a VCT: the chosen move is checked against it; a
@@ -294,15 +304,15 @@ fn checked_search(
     clock: &mut SearchClock,
     me: Stone,
     root: &mut Vec<(usize, i32)>,
-    threat: Threat,
+    threat: OpponentVct,
     config: &EngineConfig,
 ) -> (RootResult, usize) {
     let params = &config.params;
     let max_depth = config.max_depth.unwrap_or(DEFAULT_MAX_DEPTH).max(1);
     let search_share = match threat {
-        Threat::None => 1.0,
-        Threat::Found => params.threatened_search_share,
-        Threat::Unknown => params.search_time_share,
+        OpponentVct::None => 1.0,
+        OpponentVct::Found => params.threatened_search_share,
+        OpponentVct::Unknown => params.search_time_share,
     };
     let mut from = RootResult::before_search(root);
     let mut share = search_share;
@@ -318,21 +328,21 @@ fn checked_search(
             config.progress.as_ref(),
         );
         clock.rejoin(part);
-        if threat == Threat::None || is_mate(result.score) {
+        if threat == OpponentVct::None || is_mate(result.score) {
             return (result, result.cell);
         }
         if clock.stopped() || verified == Some(result.cell) || checks == SAFETY_CHECKS {
             return (result, verified.unwrap_or(result.cell));
         }
         checks += 1;
-        match check_move(searcher, clock, me, result.cell, 0.6, params) {
-            Check::TimedOut => return (result, verified.unwrap_or(result.cell)),
-            Check::Safe => {
+        match check_move(searcher, clock, me, result.cell, params) {
+            OpponentVct::Unknown => return (result, verified.unwrap_or(result.cell)),
+            OpponentVct::None => {
                 verified = Some(result.cell);
                 from = result;
                 share = 1.0;
             }
-            Check::Refuted => {
+            OpponentVct::Found => {
                 root.retain(|&(cell, _)| cell != result.cell);
                 if root.len() < 2 {
                     let cell = root.first().map_or(result.cell, |&(cell, _)| cell);
@@ -349,38 +359,20 @@ fn checked_search(
     }
 }
 
-/// What the opponent could do with a free move: a VCT it has, none at all
-/// (searched to the check's depth), or not known (not searched, or out of time). A stone of ours
-/// only takes patterns from the opponent, so without a VCT now it has none after any of our
-/// moves, and the check of our move can be skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Threat {
-    None,
-    Found,
-    Unknown,
-}
-
+/// What the opponent could do with a free move. A stone of ours only takes patterns from the
+/// opponent, so without a VCT now it has none after any of our moves, and the check of our move
+/// can be skipped.
 fn opponent_threat(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
     params: &SearchParams,
-) -> Threat {
+) -> OpponentVct {
     // With a five or an open four of ours to make, the opponent's VCT search has nothing to say.
     if params.threat_time_share <= 0.0 || searcher.pos.count_at_least(me, Class::WinNext) > 0 {
-        return Threat::Unknown;
+        return OpponentVct::Unknown;
     }
-    let mut part = limited_part(clock, params.threat_time_share, SAFETY_NODES_UNLIMITED);
-    let depth = params.safety_vct_depth.round() as u32;
-    let found = searcher
-        .threats
-        .vct_root(&mut searcher.pos, &mut part, me.opponent(), depth);
-    let timed_out = clock.rejoin(part);
-    match found {
-        Some(_) => Threat::Found,
-        None if timed_out || clock.stopped() => Threat::Unknown,
-        None => Threat::None,
-    }
+    opponent_vct(searcher, clock, me, params.threat_time_share, params)
 }
 
 /// A part of the search bounded by `share` of the time left, or by `nodes_unlimited` nodes when
@@ -467,13 +459,16 @@ mod tests {
     ];
 
     fn searcher_for(rows: &[&str]) -> Searcher {
-        let board = Board::from_rows(rows).unwrap();
+        searcher_of(&Board::from_rows(rows).unwrap())
+    }
+
+    fn searcher_of(board: &Board) -> Searcher {
         let table = pattern::table_for(5, false).unwrap();
-        let pos = Position::new(&board, table);
+        let pos = Position::new(board, table);
         Searcher::new(pos, Tt::new(1 << 20), &SearchParams::default())
     }
 
-    fn threat_of(rows: &[&str], params: &SearchParams) -> Threat {
+    fn threat_of(rows: &[&str], params: &SearchParams) -> OpponentVct {
         let mut searcher = searcher_for(rows);
         let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
         opponent_threat(&mut searcher, &mut clock, Stone::Black, params)
@@ -484,17 +479,17 @@ mod tests {
         let params = SearchParams::default();
         assert_eq!(
             threat_of(&CROSSING, &params),
-            Threat::Found,
+            OpponentVct::Found,
             "white's free move at the crossing makes two open threes"
         );
-        assert_eq!(threat_of(&SCATTERED, &params), Threat::None);
+        assert_eq!(threat_of(&SCATTERED, &params), OpponentVct::None);
         let no_threat_search = SearchParams {
             threat_time_share: 0.0,
             ..params
         };
         assert_eq!(
             threat_of(&CROSSING, &no_threat_search),
-            Threat::Unknown,
+            OpponentVct::Unknown,
             "a share of 0 searches nothing"
         );
     }
@@ -511,8 +506,7 @@ mod tests {
         let decision = crate::engine::think(&board, rule, &Deadline::unlimited(), &config).unwrap();
         let mut after = board.clone();
         after.play(decision.mv, Stone::Black).unwrap();
-        let mut searcher = searcher_for(&CROSSING);
-        searcher.pos = Position::new(&after, pattern::table_for(5, false).unwrap());
+        let mut searcher = searcher_of(&after);
         let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
         let vct = searcher
             .threats
@@ -562,7 +556,7 @@ mod tests {
             &mut clock,
             Stone::Black,
             &mut root,
-            Threat::Found,
+            OpponentVct::Found,
             &config,
         );
         assert_eq!(searcher.pos.move_of(played), Move::new(6, 5));
