@@ -90,6 +90,8 @@ params! {
         "ordering bonus of the second killer move";
     quiescence_plies: 2.0, 0.0, 16.0,
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
+    history_malus: 0.5, 0.0, 4.0,
+        "history: the moves searched before a cut lose this times the bonus of the move that cut";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
     vct_time_share: 0.1, 0.0, 0.9,

@@ -28,7 +28,7 @@ use search::{RootResult, Searcher, CHECK_EVERY, ROOT_VCF_DEPTH};
 /// The engine's hot paths outside a search, for the criterion benches.
 pub struct Workbench {
     pos: Position,
-    history: Vec<[u32; 2]>,
+    history: Vec<[i32; 2]>,
     list: Vec<(usize, i32)>,
     me: Stone,
 }

@@ -25,7 +25,7 @@ const MAX_THREAT_CELLS: usize = 16;
 /// indexed by cell and colour break ties among quiet moves).
 pub fn generate_moves(
     pos: &mut Position,
-    history: &[[u32; 2]],
+    history: &[[i32; 2]],
     me: Stone,
     list: &mut Vec<(usize, i32)>,
 ) -> MoveSet {
@@ -102,7 +102,7 @@ pub fn generate_moves(
 
 /// The ordering score of a cell: the fitted tables' values of what it makes for us and what it
 /// takes from the opponent (`ordering_weights.txt`), then the history of the search.
-pub fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone) -> i32 {
+pub fn order_score(pos: &Position, history: &[[i32; 2]], cell: usize, me: Stone) -> i32 {
     let opp = me.opponent();
     let tables = pos.tables();
     let mut score =
@@ -115,7 +115,7 @@ pub fn order_score(pos: &Position, history: &[[u32; 2]], cell: usize, me: Stone)
     score
         + history
             .get(cell)
-            .map_or(0, |h| (h[me.index()] >> 4).min(2_000) as i32)
+            .map_or(0, |h| (h[me.index()] >> 4).clamp(-2_000, 2_000))
 }
 
 #[cfg(test)]

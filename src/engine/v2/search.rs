@@ -34,7 +34,7 @@ pub struct Searcher {
     tt: Tt,
     tuning: Tuning,
     killers: Vec<[usize; 2]>,
-    history: Vec<[u32; 2]>,
+    history: Vec<[i32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
     pub threats: ThreatSearch,
 }
@@ -62,6 +62,7 @@ struct Tuning {
     /// Plies a leaf facing an open three is searched beyond the nominal depth.
     quiescence_plies: i32,
     root_reduction_from: usize,
+    history_malus: f64,
 }
 
 impl Tuning {
@@ -83,6 +84,7 @@ impl Tuning {
             killer_bonus: [whole(params.killer_first), whole(params.killer_second)],
             quiescence_plies: whole(params.quiescence_plies),
             root_reduction_from: whole(params.root_reduction_from).max(1) as usize,
+            history_malus: params.history_malus,
         }
     }
 
@@ -183,6 +185,12 @@ fn order_key(&(cell, score): &(usize, i32)) -> i64 {
 fn sort_by_score(list: &mut [(usize, i32)]) {
     list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
+
+/// Bound of a history value (raw units: the ordering adds a sixteenth of it).
+const HISTORY_MAX: i32 = 32_000;
+
+/// Moves of a node remembered for the history malus of a cut; later ones are rare.
+const MAX_TRIED: usize = 64;
 
 /// Moves a node picks one at a time (selection) before it sorts the rest: most nodes cut off or
 /// prune after a few moves, and sorting every list of some 80 candidates cost an eighth of the
@@ -325,6 +333,8 @@ impl Searcher {
         };
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
+        let mut tried = [0usize; MAX_TRIED];
+        let mut tried_count = 0;
         for i in 0..list.len() {
             if i >= all_late && best > -WIN_THRESHOLD {
                 break;
@@ -366,10 +376,14 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        self.reward_cutoff(me, cell, quiet, depth, ply);
+                        self.reward_cutoff(me, cell, quiet, depth, ply, &tried[..tried_count]);
                         break;
                     }
                 }
+            }
+            if tried_count < MAX_TRIED {
+                tried[tried_count] = cell;
+                tried_count += 1;
             }
         }
         self.move_lists[ply] = list;
@@ -542,8 +556,17 @@ impl Searcher {
         score
     }
 
-    /// A move that refuted the node: a killer if quiet, and history credit by depth.
-    fn reward_cutoff(&mut self, me: Stone, cell: usize, quiet: bool, depth: i32, ply: usize) {
+    /// A move that refuted the node: a killer if quiet, and history credit by depth; the moves
+    /// `tried` before it without refuting the node lose some.
+    fn reward_cutoff(
+        &mut self,
+        me: Stone,
+        cell: usize,
+        quiet: bool,
+        depth: i32,
+        ply: usize,
+        tried: &[usize],
+    ) {
         if quiet {
             let k = &mut self.killers[ply];
             if k[0] != cell {
@@ -551,9 +574,20 @@ impl Searcher {
                 k[0] = cell;
             }
         }
-        let bonus = (depth * depth) as u32;
+        let bonus = (depth * depth).min(HISTORY_MAX / 8);
+        let malus = (f64::from(bonus) * self.tuning.history_malus) as i32;
+        self.update_history(cell, me, bonus);
+        for &other in tried {
+            self.update_history(other, me, -malus);
+        }
+    }
+
+    /// Moves a history value towards its bound in proportion to the distance left (chess
+    /// engines' "history gravity", e.g. Stockfish's): the values stay within +-HISTORY_MAX and
+    /// keep ordering the moves after any number of updates, as a search's length grows.
+    fn update_history(&mut self, cell: usize, me: Stone, change: i32) {
         let history = &mut self.history[cell][me.index()];
-        *history = history.saturating_add(bonus);
+        *history += change - *history * change.abs() / HISTORY_MAX;
     }
 
     /// Adds the table's move and the killers to the moves' ordering scores.
