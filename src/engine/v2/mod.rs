@@ -239,10 +239,11 @@ fn forced_answer(
     None
 }
 
-/// Most checks of root moves against the opponent's VCT in one search, and the node cap of one
-/// of the opponent's VCT searches without a clock (a fixed-depth search, `connect5 bench`, is
-/// mostly its main search).
+/// Most checks of root moves against the opponent's VCT in one search.
 const SAFETY_CHECKS: usize = 6;
+
+/// Node cap of one of the opponent's VCT searches without a clock, so that a fixed-depth search
+/// (`connect5 bench`) is mostly its main search.
 const SAFETY_NODES_UNLIMITED: u64 = 20_000;
 
 /// What a search of the opponent's VCT found: one, none (searched to the check's depth), or
