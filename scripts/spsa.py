@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""Tunes the engine's constants (`connect5 params`) by SPSA, from games it plays against itself.
+"""Tunes the engine's constants (`connect5 params`) by SPSA, from games it plays against itself
+or, with --opponent, against another engine.
 
 The constants are the search's and the values of the evaluation and ordering formulas (`eval_*`,
 `order_*`). Each iteration moves every tuned constant at once by +c or -c at random, plays the two
 versions against each other (`connect5 match`, both as Gomocup brains, balanced openings from both
 sides), and steps every constant towards the side that won. Simultaneous perturbation stochastic
 approximation (Spall 1992), with the gain schedules of Stockfish's and Rapfi's fishtest tuning.
+With --opponent, each version plays the same openings against that engine instead, and the step
+follows the difference of their scores: what the tuning then optimises is the score against
+that engine, at the price of twice the games for a noisier difference.
 
 usage: scripts/spsa.py [--binary B] [--iterations N] [--tc 0/0.04] [--board 15x15] [--pairs 2]
-                       [--r-end 0.02] [--seed S] [--state FILE] [--start STATE] [NAME:C_END ...]
+                       [--r-end 0.02] [--seed S] [--state FILE] [--start STATE]
+                       [--opponent GOMOCUP_COMMAND] [NAME:C_END ...]
 
 NAME:C_END tunes the constant NAME (see `connect5 params`) with a perturbation of C_END at the
 last iteration (larger before); without any, the set below. The state (values, iteration, games)
@@ -58,15 +63,32 @@ def read_specs(binary):
     return specs
 
 
-def play(binary, plus, minus, args, seed, workdir):
-    """Games of `plus` against `minus`: `plus`'s wins minus its losses."""
-    def player(values, name):
-        params = " ".join(f"--param {k}={v:.6g}" for k, v in sorted(values.items()))
-        return [f"gomocup:{binary} gomocup --no-messages {params}", f"name={name}"]
+def version(binary, values, name):
+    """The `--player` arguments of the engine with these constants."""
+    params = " ".join(f"--param {k}={v:.6g}" for k, v in sorted(values.items()))
+    return [f"gomocup:{binary} gomocup --no-messages {params}", f"name={name}"]
 
+
+def play(binary, plus, minus, args, seed, workdir):
+    """`plus`'s wins minus its losses: against `minus`, or with --opponent, against the opponent
+    less `minus`'s against it on the same openings."""
+    if args.opponent:
+        opponent = [f"gomocup:{args.opponent}", "name=opponent"]
+        plus_result, plus_games = match(binary, version(binary, plus, "plus"), opponent, args,
+                                        seed, workdir)
+        minus_result, minus_games = match(binary, version(binary, minus, "minus"), opponent,
+                                          args, seed, workdir)
+        return plus_result - minus_result, plus_games + minus_games
+    return match(binary, version(binary, plus, "plus"), version(binary, minus, "minus"), args,
+                 seed, workdir)
+
+
+def match(binary, first, second, args, seed, workdir):
+    """Games of `first` against `second` from the openings of `seed`: `first`'s wins minus its
+    losses, and the games played."""
     summary = os.path.join(workdir, "iteration.json")
-    command = [binary, "match", "--player1", *player(plus, "plus"),
-               "--player2", *player(minus, "minus"), "--board", args.board, "--tc", args.tc,
+    command = [binary, "match", "--player1", *first,
+               "--player2", *second, "--board", args.board, "--tc", args.tc,
                "--games", str(2 * args.pairs), "--random-opening", "3", "--seed", str(seed),
                "--concurrency", "2", "--quiet", "--json", summary,
                "--logs", os.path.join(workdir, "logs")]
@@ -89,6 +111,8 @@ def main():
     parser.add_argument("--state", default="spsa-state.json")
     parser.add_argument("--start", metavar="STATE",
                         help="start from the values a previous run's state file reached")
+    parser.add_argument("--opponent", metavar="GOMOCUP_COMMAND",
+                        help="play both versions against this Gomocup brain instead of each other")
     parser.add_argument("tuned", nargs="*", metavar="NAME:C_END")
     args = parser.parse_args()
 
