@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use connect5::board::{Board, Rule, Stone};
+use connect5::board::{Board, Move, Rule, Stone};
 use connect5::engine::is_mate;
 use connect5::engine::tuning::{
-    self, eval_features, ordering_sample, FitSettings, OrderingSample, OrderingWeights, Sample,
+    self, comparison_sample, eval_features, ordering_sample, FitSettings, OrderingWeights, Sample,
     Weights,
 };
 use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
@@ -38,8 +38,21 @@ pub struct TuneArgs {
     /// Fit the move-ordering tables to the moves played instead of the evaluation to the results.
     #[arg(long)]
     ordering: bool,
-    /// With --ordering: learn only from the moves of the player of this name (a strong one).
-    #[arg(long, value_name = "NAME", requires = "ordering")]
+    /// Fit the evaluation's tables to the moves played instead of the results: the evaluation
+    /// of the position after each candidate move, compared (comparison training).
+    #[arg(long, conflicts_with_all = ["ordering", "label_depth", "labels"])]
+    comparison: bool,
+    /// With --comparison: the candidates of a position, the move played and the ones the
+    /// shipped ordering ranks first.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "comparison")]
+    candidates: usize,
+    /// With --comparison: weight of the pull of the games' positions' evaluations towards
+    /// their values before the fit (the comparisons alone leave the evaluation's level free).
+    #[arg(long, default_value_t = 1.0, requires = "comparison")]
+    anchor: f64,
+    /// With --ordering or --comparison: learn only from the moves of the player of this name
+    /// (a strong one).
+    #[arg(long, value_name = "NAME")]
     moves_of: Option<String>,
     /// Where to write the fitted tables (default: where the build reads them,
     /// src/engine/v2/eval_weights.txt or ordering_weights.txt); `cargo build` builds them in.
@@ -60,7 +73,8 @@ pub struct TuneArgs {
     /// Every Nth game is held out of the fit and only measured (0: none).
     #[arg(long, value_name = "N", default_value_t = 10)]
     hold_out_every: usize,
-    /// Fit only on quiet positions: neither side can make a four (no three on the board).
+    /// Fit only on quiet positions: neither side can make a four (no three on the board); with
+    /// --comparison, also only the moves that make no three.
     #[arg(long)]
     quiet: bool,
     /// Keep each combination's ratio of the side to move's value to the opponent's (fit one value
@@ -78,6 +92,8 @@ pub struct TuneArgs {
 pub fn run(args: TuneArgs) -> ExitCode {
     let result = if args.ordering {
         tune_ordering(&args)
+    } else if args.comparison {
+        tune_comparison(&args)
     } else {
         tune(&args)
     };
@@ -405,6 +421,49 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
     write(args, "eval_weights.txt", &fitted.to_text(&header))
 }
 
+fn tune_comparison(args: &TuneArgs) -> Result<(), String> {
+    let data = load_moves(args, |board, rule, played| {
+        comparison_sample(board, rule, played, args.candidates, args.quiet)
+    })?;
+    let start = Weights::current();
+    let temperature = args
+        .scale
+        .unwrap_or_else(|| tuning::fit_comparison_temperature(&data.fit, &start));
+    let report = |weights: &Weights| {
+        let (fit_loss, _) = tuning::comparison_loss(&data.fit, weights, temperature);
+        let (held_loss, first) = tuning::comparison_loss(&data.held_out, weights, temperature);
+        format!(
+            "loss {fit_loss:.4} (held out {held_loss:.4}); the move played is the evaluation's \
+             first choice in {:.1}% of the held-out positions",
+            100.0 * first
+        )
+    };
+    let before = report(&start);
+    data.announce(temperature, &before);
+    if args.dry_run {
+        return Ok(());
+    }
+    let settings = move_fit_settings(args, temperature, !args.fixed_threat);
+    let fitted = tuning::fit_comparison(&data.fit, &start, settings, args.anchor, |epoch, loss| {
+        eprintln!("epoch {epoch}: loss {loss:.5}");
+    });
+    let after = report(&fitted);
+    eprintln!("fitted tables: {after}");
+    let header = format!(
+        "The learned evaluation of engine v2 (docs/engine.md, \"Learned evaluation\"), read at \
+         build time by build.rs.\n\
+         Written by `connect5 tune {}`\n\
+         from {} games ({} positions fitted, {} held out); softmax temperature {temperature:.1}.\n\
+         Before: {before}.\n\
+         After: {after}.",
+        std::env::args().skip(2).collect::<Vec<_>>().join(" "),
+        data.games,
+        data.fit.len(),
+        data.held_out.len(),
+    );
+    write(args, "eval_weights.txt", &fitted.to_text(&header))
+}
+
 fn write(args: &TuneArgs, default_name: &str, text: &str) -> Result<(), String> {
     let out = args
         .out
@@ -415,15 +474,45 @@ fn write(args: &TuneArgs, default_name: &str, text: &str) -> Result<(), String> 
     Ok(())
 }
 
-/// The ordering samples of the fit and of the held-out check, and how many games gave them.
-struct OrderingData {
-    fit: Vec<OrderingSample>,
-    held_out: Vec<OrderingSample>,
+/// The move samples of the fit and of the held-out check, and how many games gave them.
+struct MoveData<T> {
+    fit: Vec<T>,
+    held_out: Vec<T>,
     games: usize,
 }
 
-fn load_ordering(args: &TuneArgs) -> Result<OrderingData, String> {
-    let mut data = OrderingData {
+/// The settings of a fit to the moves played, from the command line.
+fn move_fit_settings(args: &TuneArgs, temperature: f64, fit_threat: bool) -> FitSettings {
+    FitSettings {
+        scale: temperature,
+        epochs: args.epochs,
+        learning_rate: args.learning_rate,
+        l2: args.l2,
+        keep_ratios: false,
+        fit_threat,
+    }
+}
+
+impl<T> MoveData<T> {
+    /// Says what is fitted, before the fit.
+    fn announce(&self, temperature: f64, current: &str) {
+        eprintln!(
+            "{} games, {} positions fitted, {} held out; temperature {temperature:.1}; current \
+             tables: {current}",
+            self.games,
+            self.fit.len(),
+            self.held_out.len()
+        );
+    }
+}
+
+/// One sample per move of the games (of `--moves-of`'s player only, if given) that `sample`
+/// makes of the position before it, the rule and the move played.
+fn load_moves<T>(
+    args: &TuneArgs,
+    sample: impl Fn(&Board, Rule, Move) -> Option<T>,
+) -> Result<MoveData<T>, String> {
+    let mut data = MoveData {
         fit: Vec::new(),
         held_out: Vec::new(),
         games: 0,
@@ -452,7 +541,7 @@ fn load_ordering(args: &TuneArgs) -> Result<OrderingData, String> {
                         .as_ref()
                         .is_none_or(|name| mover(m.side) == name)
                 })
-                .filter_map(|m| ordering_sample(&m.board, rule, m.played));
+                .filter_map(|m| sample(&m.board, rule, m.played));
             if held_out {
                 data.held_out.extend(samples);
             } else {
@@ -467,7 +556,7 @@ fn load_ordering(args: &TuneArgs) -> Result<OrderingData, String> {
 }
 
 fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
-    let data = load_ordering(args)?;
+    let data = load_moves(args, ordering_sample)?;
     let start = OrderingWeights::current();
     let temperature = args
         .scale
@@ -484,24 +573,11 @@ fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
         )
     };
     let before = report(&start);
-    eprintln!(
-        "{} games, {} positions fitted, {} held out; temperature {temperature:.1}; current \
-         tables: {before}",
-        data.games,
-        data.fit.len(),
-        data.held_out.len()
-    );
+    data.announce(temperature, &before);
     if args.dry_run {
         return Ok(());
     }
-    let settings = FitSettings {
-        scale: temperature,
-        epochs: args.epochs,
-        learning_rate: args.learning_rate,
-        l2: args.l2,
-        keep_ratios: false,
-        fit_threat: false,
-    };
+    let settings = move_fit_settings(args, temperature, false);
     let fitted = tuning::fit_ordering(&data.fit, &start, settings, |epoch, loss| {
         eprintln!("epoch {epoch}: loss {loss:.5}");
     });

@@ -165,3 +165,66 @@ fn a_malformed_labels_file_is_named_with_its_line() {
     );
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
 }
+
+#[test]
+fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (json, fit) = (path("games.json"), path("fit.txt"));
+    play_games(&json, "6", "9");
+    let of = |name: &str| {
+        let dry = run(&[
+            "tune",
+            "--comparison",
+            "--moves-of",
+            name,
+            "--dry-run",
+            "--hold-out-every",
+            "0",
+            &json,
+        ]);
+        assert!(dry.status.success(), "{dry:?}");
+        positions_fitted(&dry)
+    };
+    let (a, b) = (of("a"), of("b"));
+    let both = {
+        let dry = run(&[
+            "tune",
+            "--comparison",
+            "--dry-run",
+            "--hold-out-every",
+            "0",
+            &json,
+        ]);
+        positions_fitted(&dry)
+    };
+    assert!(a > 0 && b > 0 && a + b == both, "a {a}, b {b}, both {both}");
+    let fitted = run(&[
+        "tune",
+        "--comparison",
+        "--moves-of",
+        "b",
+        "--epochs",
+        "30",
+        "--learning-rate",
+        "5",
+        "--out",
+        &fit,
+        &json,
+    ]);
+    assert!(fitted.status.success(), "{fitted:?}");
+    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
+    let shipped = std::fs::read_to_string("src/engine/v2/eval_weights.txt").expect("shipped");
+    let (new, old) = (combination_values(&text), combination_values(&shipped));
+    assert_eq!(new.len(), old.len());
+    assert_ne!(new, old, "the fit moved no value");
+    assert!(text.contains("first choice in"), "the header says the fit's figures");
+}
+
+#[test]
+fn comparison_options_need_the_comparison_fit() {
+    let out = run(&["tune", "--candidates", "8", "games.json"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--comparison"), "{err}");
+}

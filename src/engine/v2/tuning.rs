@@ -50,6 +50,11 @@ pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<Eval
     {
         return None;
     }
+    Some(features_of(&pos, me))
+}
+
+/// What the evaluation of `pos` for `me` to move reads.
+fn features_of(pos: &Position, me: Stone) -> EvalFeatures {
     let sparse = |counts: Vec<u32>| {
         counts
             .iter()
@@ -58,11 +63,11 @@ pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<Eval
             .map(|(c, &n)| (c as u16, n.min(u16::MAX as u32) as u16))
             .collect()
     };
-    Some(EvalFeatures {
+    EvalFeatures {
         own: sparse(pos.combination_counts(me)),
-        opp: sparse(pos.combination_counts(opp)),
-        threat: threat_mask(&pos, me) as u16,
-    })
+        opp: sparse(pos.combination_counts(me.opponent())),
+        threat: threat_mask(pos, me) as u16,
+    }
 }
 
 /// The position and its side to move, unless the search's rules decide it without the
@@ -464,11 +469,17 @@ fn move_probabilities(
     weights: &OrderingWeights,
     temperature: f64,
 ) -> Vec<f64> {
-    let logits: Vec<f64> = sample
-        .cells
-        .iter()
-        .map(|&cell| weights.score(cell) / temperature)
-        .collect();
+    softmax(
+        sample
+            .cells
+            .iter()
+            .map(|&cell| weights.score(cell) / temperature),
+    )
+}
+
+/// The probabilities `exp(logit)`, normalised.
+fn softmax(logits: impl Iterator<Item = f64>) -> Vec<f64> {
+    let logits: Vec<f64> = logits.collect();
     let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let exps: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
     let total: f64 = exps.iter().sum();
@@ -561,6 +572,187 @@ pub fn fit_ordering(
         }
     }
     split(&params)
+}
+
+/// One position of a comparison fit: the positions after the candidate moves (the played one
+/// and the ones the shipped ordering ranks first), each as the evaluation of the opponent, who
+/// moves there, reads it; and which of them the move played made.
+#[derive(Clone, Debug)]
+pub struct ComparisonSample {
+    pub children: Vec<EvalFeatures>,
+    pub played: usize,
+}
+
+/// The comparison sample of a position where the evaluation chooses the move (`None` where the
+/// search's forced-move rules do, as for [`ordering_sample`], or where the move played is not a
+/// candidate): the played move and the `candidates - 1` others the shipped ordering scores
+/// highest. With `quiet_only`, only positions where neither side can make a four, and only
+/// moves that make no three.
+pub fn comparison_sample(
+    board: &Board,
+    rule: Rule,
+    played: Move,
+    candidates: usize,
+    quiet_only: bool,
+) -> Option<ComparisonSample> {
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    let opp = me.opponent();
+    let mut pos = Position::new(board, table);
+    if pos.count(me, Class::Win) > 0 || pos.count_at_least(opp, Class::WinNext) > 0 {
+        return None;
+    }
+    if quiet_only
+        && [me, opp]
+            .iter()
+            .any(|&c| pos.count_at_least(c, Class::Four) > 0)
+    {
+        return None;
+    }
+    let played_cell = pos.cell_of(played);
+    // With `quiet_only`, moves that make a three are neither candidates nor learnt from: the
+    // search, not the evaluation, decides between threats.
+    let quiet = |cell: usize| !quiet_only || pos.class(cell, me) < Class::Three;
+    if !quiet(played_cell) {
+        return None;
+    }
+    let tables = CellTables::shipped();
+    let mut cells: Vec<(usize, i32)> = pos
+        .candidates()
+        .iter()
+        .map(|&cell| cell as usize)
+        .filter(|&cell| pos.is_empty(cell) && quiet(cell))
+        .map(|cell| {
+            let score = tables.order_own[pos.combination(cell, me)]
+                + tables.order_opp[pos.combination(cell, opp)];
+            (cell, if cell == played_cell { i32::MAX } else { score })
+        })
+        .collect();
+    if !cells.iter().any(|&(cell, _)| cell == played_cell) {
+        return None;
+    }
+    cells.sort_unstable_by_key(|&(cell, score)| (std::cmp::Reverse(score), cell));
+    cells.truncate(candidates.max(2));
+    let children = cells
+        .iter()
+        .map(|&(cell, _)| {
+            pos.make(cell, me);
+            let features = features_of(&pos, opp);
+            pos.unmake(cell);
+            features
+        })
+        .collect();
+    Some(ComparisonSample {
+        children,
+        played: 0,
+    })
+}
+
+/// The probabilities of a comparison sample's moves: a softmax of what each leaves the opponent,
+/// negated, over `temperature`.
+fn comparison_probabilities(
+    sample: &ComparisonSample,
+    weights: &Weights,
+    temperature: f64,
+) -> Vec<f64> {
+    softmax(
+        sample
+            .children
+            .iter()
+            .map(|child| -weights.evaluate(child) / temperature),
+    )
+}
+
+/// Mean cross-entropy of the moves played under the evaluation's softmax, and the share of
+/// samples whose played move the evaluation ranks first.
+pub fn comparison_loss(
+    samples: &[ComparisonSample],
+    weights: &Weights,
+    temperature: f64,
+) -> (f64, f64) {
+    let mut total = 0.0;
+    let mut first = 0usize;
+    for sample in samples {
+        let probabilities = comparison_probabilities(sample, weights, temperature);
+        total -= probabilities[sample.played].max(1e-12).ln();
+        let best = probabilities
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        first += usize::from(probabilities[sample.played] >= best);
+    }
+    let count = samples.len().max(1) as f64;
+    (total / count, first as f64 / count)
+}
+
+/// The softmax temperature that best fits the moves played with `weights` as they are.
+pub fn fit_comparison_temperature(samples: &[ComparisonSample], weights: &Weights) -> f64 {
+    minimise(1f64.ln(), 100_000f64.ln(), |x| {
+        comparison_loss(samples, weights, x.exp()).0
+    })
+    .exp()
+}
+
+/// Fits the evaluation's tables so that the moves played are the ones whose positions it
+/// prefers (comparison training: Tesauro, "Connectionist learning of expert preferences by
+/// comparison training", 1989): cross-entropy of the softmax over the candidates, Adam, L2
+/// towards `start`; the temperature stays fixed.
+pub fn fit_comparison(
+    samples: &[ComparisonSample],
+    start: &Weights,
+    settings: FitSettings,
+    anchor_weight: f64,
+    mut progress: impl FnMut(usize, f64),
+) -> Weights {
+    let origin = start.flat();
+    let mut params = origin.clone();
+    let mut adam = Adam::new(start.len());
+    let n = samples.len().max(1) as f64;
+    let anchors: Vec<f64> = samples
+        .iter()
+        .map(|sample| start.evaluate(&sample.children[sample.played]))
+        .collect();
+    for epoch in 1..=settings.epochs {
+        let weights = Weights::from_flat(&params);
+        let mut gradient = vec![0.0; params.len()];
+        for (sample, anchor) in samples.iter().zip(&anchors) {
+            let probabilities = comparison_probabilities(sample, &weights, settings.scale);
+            for (i, (child, p)) in sample.children.iter().zip(probabilities).enumerate() {
+                // d(loss)/d(eval of the child): its logit is -eval / temperature; the position
+                // of the game (the played move's) is also held near its starting evaluation,
+                // which fixes the levels the comparisons leave free.
+                let mut slope = -(p - f64::from(u8::from(i == sample.played))) / settings.scale;
+                if i == sample.played {
+                    let drift = (weights.evaluate(child) - anchor) / settings.scale;
+                    slope += 2.0 * anchor_weight * drift / settings.scale;
+                }
+                let slope = slope / n;
+                for &(c, count) in &child.own {
+                    gradient[c as usize] += slope * f64::from(count);
+                }
+                for &(c, count) in &child.opp {
+                    gradient[COMBINATIONS + c as usize] -= slope * f64::from(count);
+                }
+                if settings.fit_threat {
+                    gradient[2 * COMBINATIONS + child.threat as usize] += slope;
+                }
+            }
+        }
+        for (i, g) in gradient.iter_mut().enumerate() {
+            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
+        }
+        // A value added to every cell's entry changes no comparison (the candidates' positions
+        // have the same empty cells but one): the cells where a side can make nothing stay at
+        // their value, which fixes that level.
+        gradient[0] = 0.0;
+        gradient[COMBINATIONS] = 0.0;
+        adam.step(&mut params, &gradient, settings.learning_rate);
+        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+            let (loss, _) = comparison_loss(samples, &Weights::from_flat(&params), settings.scale);
+            progress(epoch, loss);
+        }
+    }
+    Weights::from_flat(&params)
 }
 
 /// Adam's moments (Kingma and Ba, 2015).
@@ -684,9 +876,8 @@ mod tests {
         assert_eq!(data(&text), data(shipped));
     }
 
-    #[test]
-    fn an_ordering_fit_learns_which_cells_are_played() {
-        let rule = Rule::for_board(15, 15);
+    /// A 15x15 board after black (7, 7) and white (8, 8), for the fits to moves played.
+    fn two_stones() -> (Rule, Board) {
         let mut board = Board::new(15, 15).expect("a legal size");
         board
             .play(Move::new(7, 7), Stone::Black)
@@ -694,6 +885,24 @@ mod tests {
         board
             .play(Move::new(8, 8), Stone::White)
             .expect("an empty cell");
+        (Rule::for_board(15, 15), board)
+    }
+
+    /// A fit to moves played, fast on a few samples, unbound by the start.
+    fn move_fit_settings() -> FitSettings {
+        FitSettings {
+            scale: 50.0,
+            epochs: 300,
+            learning_rate: 5.0,
+            l2: 0.0,
+            keep_ratios: false,
+            fit_threat: true,
+        }
+    }
+
+    #[test]
+    fn an_ordering_fit_learns_which_cells_are_played() {
+        let (rule, board) = two_stones();
         // Black always plays the cell that makes a vertical two: the fit must put it first.
         let played = Move::new(6, 7);
         let sample = ordering_sample(&board, rule, played).expect("an ordinary position");
@@ -701,19 +910,35 @@ mod tests {
         assert_eq!(sample.cells.len(), 25 + 25 - 16 - 2);
         let samples = vec![sample; 20];
         let start = OrderingWeights::current();
-        let settings = FitSettings {
-            scale: 50.0,
-            epochs: 300,
-            learning_rate: 5.0,
-            l2: 0.0,
-            keep_ratios: false,
-            fit_threat: true,
-        };
+        let settings = move_fit_settings();
         let before = ordering_loss(&samples, &start, 50.0);
         let fitted = fit_ordering(&samples, &start, settings, |_, _| {});
         assert!(ordering_loss(&samples, &fitted, 50.0) < before);
         // (6, 7) and (8, 7) make the same combinations for black: either may be first.
         assert!(ordering_hits(&samples, &fitted, 2).1 == 1.0);
+    }
+
+    #[test]
+    fn a_comparison_fit_learns_which_moves_are_played() {
+        let (rule, board) = two_stones();
+        // Black always plays a split two, which the shipped evaluation does not prefer: the fit
+        // must come to prefer the position it makes.
+        let played = Move::new(7, 9);
+        let sample =
+            comparison_sample(&board, rule, played, 12, false).expect("an ordinary position");
+        assert_eq!(sample.children.len(), 12);
+        let samples = vec![sample; 20];
+        let start = Weights::current();
+        let (before, first_before) = comparison_loss(&samples, &start, 50.0);
+        assert_eq!(
+            first_before, 0.0,
+            "the shipped tables already prefer the move"
+        );
+        let settings = move_fit_settings();
+        let fitted = fit_comparison(&samples, &start, settings, 0.0, |_, _| {});
+        let (after, first_after) = comparison_loss(&samples, &fitted, 50.0);
+        assert!(after < before, "loss {before} -> {after}");
+        assert_eq!(first_after, 1.0);
     }
 
     #[test]
