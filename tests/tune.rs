@@ -218,7 +218,10 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     let (new, old) = (combination_values(&text), combination_values(&shipped));
     assert_eq!(new.len(), old.len());
     assert_ne!(new, old, "the fit moved no value");
-    assert!(text.contains("first choice in"), "the header says the fit's figures");
+    assert!(
+        text.contains("first choice in"),
+        "the header says the fit's figures"
+    );
 }
 
 #[test]
