@@ -172,32 +172,20 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
     let (json, fit) = (path("games.json"), path("fit.txt"));
     play_games(&json, "6", "9");
-    let of = |name: &str| {
-        let dry = run(&[
-            "tune",
-            "--comparison",
-            "--moves-of",
-            name,
-            "--dry-run",
-            "--hold-out-every",
-            "0",
-            &json,
-        ]);
+    // Positions a dry run fits, with `player` the options choosing whose moves.
+    let positions = |player: &[&str]| {
+        let mut args = vec!["tune", "--comparison", "--dry-run", "--hold-out-every", "0"];
+        args.extend_from_slice(player);
+        args.push(&json);
+        let dry = run(&args);
         assert!(dry.status.success(), "{dry:?}");
         positions_fitted(&dry)
     };
-    let (a, b) = (of("a"), of("b"));
-    let both = {
-        let dry = run(&[
-            "tune",
-            "--comparison",
-            "--dry-run",
-            "--hold-out-every",
-            "0",
-            &json,
-        ]);
-        positions_fitted(&dry)
-    };
+    let (a, b) = (
+        positions(&["--moves-of", "a"]),
+        positions(&["--moves-of", "b"]),
+    );
+    let both = positions(&[]);
     assert!(a > 0 && b > 0 && a + b == both, "a {a}, b {b}, both {both}");
     let fitted = run(&[
         "tune",
@@ -214,8 +202,8 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     ]);
     assert!(fitted.status.success(), "{fitted:?}");
     let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
-    let shipped = std::fs::read_to_string("src/engine/v2/eval_weights.txt").expect("shipped");
-    let (new, old) = (combination_values(&text), combination_values(&shipped));
+    let shipped = include_str!("../src/engine/v2/eval_weights.txt");
+    let (new, old) = (combination_values(&text), combination_values(shipped));
     assert_eq!(new.len(), old.len());
     assert_ne!(new, old, "the fit moved no value");
     assert!(

@@ -104,9 +104,7 @@ pub fn generate_moves(
 /// takes from the opponent (`ordering_weights.txt`), then the history of the search.
 pub fn order_score(pos: &Position, history: &[[i32; 2]], cell: usize, me: Stone) -> i32 {
     let opp = me.opponent();
-    let tables = pos.tables();
-    let mut score =
-        tables.order_own[pos.combination(cell, me)] + tables.order_opp[pos.combination(cell, opp)];
+    let mut score = table_order_score(pos, cell, me);
     if pos.class(cell, me) >= Class::FourThree {
         score += 20_000;
     } else if pos.class(cell, opp) >= Class::FourThree {
@@ -116,6 +114,14 @@ pub fn order_score(pos: &Position, history: &[[i32; 2]], cell: usize, me: Stone)
         + history
             .get(cell)
             .map_or(0, |h| (h[me.index()] >> 4).clamp(-2_000, 2_000))
+}
+
+/// The part of a cell's ordering score the tables give: what it makes for `me` and what it
+/// takes from the opponent.
+pub fn table_order_score(pos: &Position, cell: usize, me: Stone) -> i32 {
+    let tables = pos.tables();
+    tables.order_own[pos.combination(cell, me)]
+        + tables.order_opp[pos.combination(cell, me.opponent())]
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 use super::eval::{threat_mask, CellTables};
 use super::learned::THREAT;
+use super::movegen::table_order_score;
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
 use super::search::{RootResult, Searcher, CHECK_EVERY};
@@ -42,15 +43,18 @@ pub struct EvalFeatures {
 /// moves are forced says more about the tactic than about the tables).
 pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<EvalFeatures> {
     let (pos, me) = undecided_position(board, rule)?;
-    let opp = me.opponent();
-    if quiet_only
-        && [me, opp]
-            .iter()
-            .any(|&c| pos.count_at_least(c, Class::Four) > 0)
-    {
+    if quiet_only && a_four_can_be_made(&pos, me) {
         return None;
     }
     Some(features_of(&pos, me))
+}
+
+/// Whether either side has a cell that makes a four (a three on the board): positions where
+/// a tactic is pending, left out of the fits on quiet positions.
+fn a_four_can_be_made(pos: &Position, me: Stone) -> bool {
+    [me, me.opponent()]
+        .iter()
+        .any(|&c| pos.count_at_least(c, Class::Four) > 0)
 }
 
 /// What the evaluation of `pos` for `me` to move reads.
@@ -70,13 +74,19 @@ fn features_of(pos: &Position, me: Stone) -> EvalFeatures {
     }
 }
 
+/// The position of `board` and its side to move (`None` where the rule or the stone counts
+/// leave it without patterns or side to move).
+fn position_of(board: &Board, rule: Rule) -> Option<(Position, Stone)> {
+    let table = pattern::table_for(rule.k, rule.overline_wins)?;
+    let me = board.side_to_move().ok()?;
+    Some((Position::new(board, table), me))
+}
+
 /// The position and its side to move, unless the search's rules decide it without the
 /// evaluation (a five or an open four to play, a five to block) or the rule or the stone counts
 /// leave it without patterns or side to move.
 fn undecided_position(board: &Board, rule: Rule) -> Option<(Position, Stone)> {
-    let table = pattern::table_for(rule.k, rule.overline_wins)?;
-    let me = board.side_to_move().ok()?;
-    let pos = Position::new(board, table);
+    let (pos, me) = position_of(board, rule)?;
     let decided =
         pos.count_at_least(me, Class::WinNext) > 0 || pos.count(me.opponent(), Class::Win) > 0;
     (!decided).then_some((pos, me))
@@ -356,9 +366,7 @@ pub fn fit(
             }
             gradient[2 * COMBINATIONS + features.threat as usize] += slope;
         }
-        for (i, g) in gradient.iter_mut().enumerate() {
-            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
-        }
+        pull_towards(&mut gradient, &params, &origin, settings.l2);
         for (c, ratio) in ratios.iter().enumerate() {
             if let Some(ratio) = ratio {
                 gradient[COMBINATIONS + c] += ratio * gradient[c];
@@ -397,17 +405,22 @@ pub struct OrderingSample {
     pub played: usize,
 }
 
+/// The position of `board` and its side to move where the move is a choice (`None` where the
+/// search's forced-move rules decide it: a five to play or to block, an open three to answer;
+/// or where the rule or the stone counts leave it without patterns or side to move).
+fn position_to_choose_in(board: &Board, rule: Rule) -> Option<(Position, Stone)> {
+    let (pos, me) = position_of(board, rule)?;
+    let forced =
+        pos.count(me, Class::Win) > 0 || pos.count_at_least(me.opponent(), Class::WinNext) > 0;
+    (!forced).then_some((pos, me))
+}
+
 /// The ordering sample of a position where the ordering decides (`None` where the search's
 /// forced-move rules do: a five to play or to block, an open three to answer; or where the move
 /// played is not a candidate).
 pub fn ordering_sample(board: &Board, rule: Rule, played: Move) -> Option<OrderingSample> {
-    let table = pattern::table_for(rule.k, rule.overline_wins)?;
-    let me = board.side_to_move().ok()?;
+    let (pos, me) = position_to_choose_in(board, rule)?;
     let opp = me.opponent();
-    let pos = Position::new(board, table);
-    if pos.count(me, Class::Win) > 0 || pos.count_at_least(opp, Class::WinNext) > 0 {
-        return None;
-    }
     let played_cell = pos.cell_of(played);
     let mut sample = OrderingSample {
         cells: Vec::new(),
@@ -560,9 +573,7 @@ pub fn fit_ordering(
                 gradient[COMBINATIONS + opp as usize] += slope;
             }
         }
-        for (i, g) in gradient.iter_mut().enumerate() {
-            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
-        }
+        pull_towards(&mut gradient, &params, &origin, settings.l2);
         adam.step(&mut params, &gradient, settings.learning_rate);
         if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
             progress(
@@ -574,13 +585,17 @@ pub fn fit_ordering(
     split(&params)
 }
 
-/// One position of a comparison fit: the positions after the candidate moves (the played one
-/// and the ones the shipped ordering ranks first), each as the evaluation of the opponent, who
-/// moves there, reads it; and which of them the move played made.
+/// One position of a comparison fit: the positions after the candidate moves, the played one
+/// first and then the ones the shipped ordering ranks first, each as the evaluation of the
+/// opponent, who moves there, reads it.
 #[derive(Clone, Debug)]
 pub struct ComparisonSample {
     pub children: Vec<EvalFeatures>,
-    pub played: usize,
+}
+
+impl ComparisonSample {
+    /// The index of the move played among the children.
+    pub const PLAYED: usize = 0;
 }
 
 /// The comparison sample of a position where the evaluation chooses the move (`None` where the
@@ -595,18 +610,9 @@ pub fn comparison_sample(
     candidates: usize,
     quiet_only: bool,
 ) -> Option<ComparisonSample> {
-    let table = pattern::table_for(rule.k, rule.overline_wins)?;
-    let me = board.side_to_move().ok()?;
+    let (mut pos, me) = position_to_choose_in(board, rule)?;
     let opp = me.opponent();
-    let mut pos = Position::new(board, table);
-    if pos.count(me, Class::Win) > 0 || pos.count_at_least(opp, Class::WinNext) > 0 {
-        return None;
-    }
-    if quiet_only
-        && [me, opp]
-            .iter()
-            .any(|&c| pos.count_at_least(c, Class::Four) > 0)
-    {
+    if quiet_only && a_four_can_be_made(&pos, me) {
         return None;
     }
     let played_cell = pos.cell_of(played);
@@ -616,16 +622,18 @@ pub fn comparison_sample(
     if !quiet(played_cell) {
         return None;
     }
-    let tables = CellTables::shipped();
     let mut cells: Vec<(usize, i32)> = pos
         .candidates()
         .iter()
         .map(|&cell| cell as usize)
         .filter(|&cell| pos.is_empty(cell) && quiet(cell))
         .map(|cell| {
-            let score = tables.order_own[pos.combination(cell, me)]
-                + tables.order_opp[pos.combination(cell, opp)];
-            (cell, if cell == played_cell { i32::MAX } else { score })
+            let score = if cell == played_cell {
+                i32::MAX
+            } else {
+                table_order_score(&pos, cell, me)
+            };
+            (cell, score)
         })
         .collect();
     if !cells.iter().any(|&(cell, _)| cell == played_cell) {
@@ -642,10 +650,7 @@ pub fn comparison_sample(
             features
         })
         .collect();
-    Some(ComparisonSample {
-        children,
-        played: 0,
-    })
+    Some(ComparisonSample { children })
 }
 
 /// The probabilities of a comparison sample's moves: a softmax of what each leaves the opponent,
@@ -674,12 +679,12 @@ pub fn comparison_loss(
     let mut first = 0usize;
     for sample in samples {
         let probabilities = comparison_probabilities(sample, weights, temperature);
-        total -= probabilities[sample.played].max(1e-12).ln();
+        total -= probabilities[ComparisonSample::PLAYED].max(1e-12).ln();
         let best = probabilities
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max);
-        first += usize::from(probabilities[sample.played] >= best);
+        first += usize::from(probabilities[ComparisonSample::PLAYED] >= best);
     }
     let count = samples.len().max(1) as f64;
     (total / count, first as f64 / count)
@@ -710,7 +715,7 @@ pub fn fit_comparison(
     let n = samples.len().max(1) as f64;
     let anchors: Vec<f64> = samples
         .iter()
-        .map(|sample| start.evaluate(&sample.children[sample.played]))
+        .map(|sample| start.evaluate(&sample.children[ComparisonSample::PLAYED]))
         .collect();
     for epoch in 1..=settings.epochs {
         let weights = Weights::from_flat(&params);
@@ -721,8 +726,9 @@ pub fn fit_comparison(
                 // d(loss)/d(eval of the child): its logit is -eval / temperature; the position
                 // of the game (the played move's) is also held near its starting evaluation,
                 // which fixes the levels the comparisons leave free.
-                let mut slope = -(p - f64::from(u8::from(i == sample.played))) / settings.scale;
-                if i == sample.played {
+                let played = i == ComparisonSample::PLAYED;
+                let mut slope = -(p - f64::from(u8::from(played))) / settings.scale;
+                if played {
                     let drift = (weights.evaluate(child) - anchor) / settings.scale;
                     slope += 2.0 * anchor_weight * drift / settings.scale;
                 }
@@ -738,9 +744,7 @@ pub fn fit_comparison(
                 }
             }
         }
-        for (i, g) in gradient.iter_mut().enumerate() {
-            *g += 2.0 * settings.l2 * (params[i] - origin[i]);
-        }
+        pull_towards(&mut gradient, &params, &origin, settings.l2);
         // A value added to every cell's entry changes no comparison (the candidates' positions
         // have the same empty cells but one): the cells where a side can make nothing stay at
         // their value, which fixes that level.
@@ -753,6 +757,13 @@ pub fn fit_comparison(
         }
     }
     Weights::from_flat(&params)
+}
+
+/// Adds to `gradient` the slope of the L2 pull of `params` towards `origin`.
+fn pull_towards(gradient: &mut [f64], params: &[f64], origin: &[f64], l2: f64) {
+    for ((g, param), start) in gradient.iter_mut().zip(params).zip(origin) {
+        *g += 2.0 * l2 * (param - start);
+    }
 }
 
 /// Adam's moments (Kingma and Ba, 2015).
