@@ -54,6 +54,12 @@ pub struct TuneArgs {
     /// (a strong one).
     #[arg(long, value_name = "NAME")]
     moves_of: Option<String>,
+    /// With --ordering or --comparison: learn only from the moves of this colour.
+    #[arg(long, value_enum, value_name = "COLOUR")]
+    side: Option<Stone>,
+    /// With --ordering or --comparison: learn only from the moves of each game's winner.
+    #[arg(long)]
+    winners: bool,
     /// Where to write the fitted tables (default: where the build reads them,
     /// src/engine/v2/eval_weights.txt or ordering_weights.txt); `cargo build` builds them in.
     #[arg(long, value_name = "FILE")]
@@ -534,12 +540,19 @@ fn load_moves<T>(
                 Stone::Black => &record.black,
                 Stone::White => &record.white,
             };
+            let winner = match record.outcome {
+                Outcome::BlackWins => Some(Stone::Black),
+                Outcome::WhiteWins => Some(Stone::White),
+                Outcome::Draw => None,
+            };
             let samples = replayed
                 .iter()
                 .filter(|m| {
                     args.moves_of
                         .as_ref()
                         .is_none_or(|name| mover(m.side) == name)
+                        && args.side.is_none_or(|side| m.side == side)
+                        && (!args.winners || winner == Some(m.side))
                 })
                 .filter_map(|m| sample(&m.board, rule, m.played));
             if held_out {

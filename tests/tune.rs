@@ -187,6 +187,16 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     );
     let both = positions(&[]);
     assert!(a > 0 && b > 0 && a + b == both, "a {a}, b {b}, both {both}");
+    let (black, white) = (
+        positions(&["--side", "black"]),
+        positions(&["--side", "white"]),
+    );
+    assert!(
+        black > 0 && white > 0 && black + white == both,
+        "black {black}, white {white}, both {both}"
+    );
+    let winners = positions(&["--winners"]);
+    assert!(winners > 0 && winners < both, "winners {winners}, both {both}");
     let fitted = run(&[
         "tune",
         "--comparison",
