@@ -197,6 +197,67 @@ fn builtin_against_builtin_plays_pairs_and_reports() {
 }
 
 #[test]
+fn a_fixed_colour_plays_each_pairs_opening_once_with_that_colour() {
+    let settings = [
+        "--board",
+        "7x7",
+        "--time",
+        "30",
+        "--random-opening",
+        "2",
+        "--seed",
+        "11",
+    ];
+    let players: [&[&str]; 2] = [
+        &["builtin:engine=v1,depth=1,name=first"],
+        &["builtin:engine=v1,depth=1,name=second"],
+    ];
+    let paired = run_match(
+        players[0],
+        players[1],
+        &[&settings[..], &["--games", "6"]].concat(),
+    );
+    for colour in ["black", "white"] {
+        let fixed = run_match(
+            players[0],
+            players[1],
+            &[&settings[..], &["--games", "3", "--first-colour", colour]].concat(),
+        );
+        let summary = &fixed.summary;
+        assert_eq!(summary["first_colour"], colour);
+        assert_eq!(summary["games_played"], 3);
+        assert_eq!(summary["pentanomial"], serde_json::json!([0, 0, 0, 0, 0]));
+        let stdout = fixed.stdout();
+        assert!(
+            stdout.contains(&format!("first had {colour} in every game")),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("Ptnml"), "{stdout}");
+        let games = fixed.games();
+        for (number, game) in games.iter().enumerate() {
+            assert_eq!(game[colour], "first", "{game}");
+            // Game n starts where pair n of the same seed starts.
+            assert_eq!(game["opening"], paired.games()[2 * number]["opening"]);
+            replay(game);
+        }
+        assert_ne!(games[0]["opening"], games[1]["opening"]);
+    }
+    assert_eq!(paired.summary["first_colour"], Value::Null);
+
+    let output = Command::new(BIN)
+        .args(["match", "--player1", ENGINE, "--player2", "builtin"])
+        .args(["--first-colour", "white", "--sprt", "elo0=0", "elo1=10"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--first-colour") && stderr.contains("--sprt"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn builtin_against_our_own_binary_in_stdio_mode() {
     let own = format!("cmd:{BIN} stdio --engine v1");
     let run = run_match(

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 
-use crate::board::{Rule, MAX_SIDE};
+use crate::board::{Rule, Stone, MAX_SIDE};
 pub use game::{GameRecord, Outcome, Termination};
 use game::{GameSettings, TimeControl};
 use openings::{OpeningsFileError, RandomOpeningError};
@@ -28,7 +28,7 @@ use player::{
 };
 pub use records::{load_summary, MatchSummary, ReplayedMove, SummaryGame};
 use report::Reporter;
-use schedule::{run_workers, Openings, Plan};
+use schedule::{run_workers, Colours, Openings, Plan};
 use stats::{Sprt, SprtError};
 
 /// `connect5 match` options (boxed: the subcommand enum stays small).
@@ -48,9 +48,16 @@ pub struct MatchOptions {
     /// The second player (same syntax).
     #[arg(long, num_args = 1.., required = true, value_name = "SPEC")]
     pub player2: Vec<String>,
-    /// Games to play, in pairs: each opening twice, colours swapped.
+    /// Games to play, in pairs: each opening twice, colours swapped (one game per opening with
+    /// --first-colour).
     #[arg(long, default_value_t = 2)]
     pub games: usize,
+    /// Give the first player this colour in every game and play each opening once, instead of
+    /// pairs with colours swapped: measures one side alone (how often an engine converts
+    /// black's start, say). Game n starts from the opening of pair n of the same seed; there
+    /// are no pairs, so no pentanomial and no --sprt.
+    #[arg(long, value_enum, value_name = "COLOUR", conflicts_with = "sprt")]
+    pub first_colour: Option<Stone>,
     /// Games played at once (each with its own processes or connections).
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
@@ -307,6 +314,7 @@ fn setup(args: &MatchOptions) -> Result<Setup, SetupError> {
             settings,
             openings,
             games: args.games,
+            colours: args.colours(),
             concurrency,
             context: PlayerContext {
                 log_dir: args.log_dir(),
@@ -320,6 +328,10 @@ fn setup(args: &MatchOptions) -> Result<Setup, SetupError> {
 }
 
 impl MatchOptions {
+    fn colours(&self) -> Colours {
+        self.first_colour.map_or(Colours::Swapped, Colours::Fixed)
+    }
+
     fn board_and_rule(&self) -> Result<(usize, usize, Rule), SetupError> {
         let (rows, cols) = parse_board(&self.board).map_err(SetupError::Board)?;
         let rule = Rule::for_board_with_k(rows, cols, self.k).map_err(|longest| {
@@ -505,7 +517,7 @@ pub fn run_match(args: &MatchOptions, interrupted: &AtomicBool) -> Result<MatchE
     }
     let names = plan.specs.each_ref().map(|spec| spec.name.clone());
     let settings = plan.settings;
-    let mut reporter = Reporter::new(names, args.games, sprt, args.quiet);
+    let mut reporter = Reporter::new(names, args.games, args.colours(), sprt, args.quiet);
     let end = run_games(args, plan, first_players, &mut reporter, interrupted)?;
     if end == MatchEnd::Interrupted {
         reporter.note("Interrupted: games under way are not counted");

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::game::{GameRecord, Outcome};
-use super::schedule::Finished;
+use super::schedule::{Colours, Finished};
 use super::stats::{format_elo, Sprt, SprtStatus, Tally};
 
 /// Points the first player scored in a game.
@@ -57,6 +57,9 @@ pub struct Summary {
     pub strict: bool,
     pub games_planned: usize,
     pub games_played: u64,
+    /// The first player's colour in every game under `--first-colour`; `null` for pairs with
+    /// colours swapped (the pentanomial counts only those).
+    pub first_colour: Option<&'static str>,
     #[serde(flatten)]
     pub tally: Tally,
     pub score: f64,
@@ -146,6 +149,7 @@ pub struct Reporter {
     planned: usize,
     quiet: bool,
     tally: Tally,
+    colours: Colours,
     /// First player's points in the first finished game of each pair still waiting for its twin.
     half_pairs: HashMap<usize, f64>,
     sprt: Option<Sprt>,
@@ -158,7 +162,13 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    pub fn new(names: [String; 2], planned: usize, sprt: Option<Sprt>, quiet: bool) -> Reporter {
+    pub fn new(
+        names: [String; 2],
+        planned: usize,
+        colours: Colours,
+        sprt: Option<Sprt>,
+        quiet: bool,
+    ) -> Reporter {
         let bar = if std::io::stderr().is_terminal() {
             let bar = ProgressBar::with_draw_target(
                 Some(planned as u64),
@@ -178,6 +188,7 @@ impl Reporter {
             planned,
             quiet,
             tally: Tally::default(),
+            colours,
             half_pairs: HashMap::new(),
             sprt,
             sprt_decision: None,
@@ -235,11 +246,12 @@ impl Reporter {
             p if p < 0.25 => self.tally.losses += 1,
             _ => self.tally.draws += 1,
         }
-        let pair = finished.index / 2;
-        match self.half_pairs.remove(&pair) {
-            Some(other) => self.tally.add_pair(other, points),
-            None => {
-                self.half_pairs.insert(pair, points);
+        if let Some(pair) = self.colours.pair(finished.index) {
+            match self.half_pairs.remove(&pair) {
+                Some(other) => self.tally.add_pair(other, points),
+                None => {
+                    self.half_pairs.insert(pair, points);
+                }
             }
         }
         *self
@@ -308,10 +320,17 @@ impl Reporter {
             t.draw_ratio() * 100.0
         ));
         let p = t.pentanomial;
-        self.say(&format!(
-            "Ptnml(0-2): [{}, {}, {}, {}, {}]",
-            p[0], p[1], p[2], p[3], p[4]
-        ));
+        match self.colours {
+            Colours::Swapped => self.say(&format!(
+                "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+                p[0], p[1], p[2], p[3], p[4]
+            )),
+            Colours::Fixed(colour) => self.say(&format!(
+                "{} had {} in every game, one game per opening",
+                self.names[0],
+                colour.name()
+            )),
+        }
         let ends: Vec<String> = self
             .terminations
             .iter()
@@ -384,6 +403,10 @@ impl Reporter {
             strict,
             games_planned: self.planned,
             games_played: t.games(),
+            first_colour: match self.colours {
+                Colours::Swapped => None,
+                Colours::Fixed(colour) => Some(colour.name()),
+            },
             tally: t,
             score: t.score(),
             elo: finite(t.elo()),

@@ -1,5 +1,5 @@
-//! Who plays which game when: games in pairs (one opening, colours swapped), `concurrency` games
-//! at once, each worker with its own instance of both players (its own processes, its own
+//! Who plays which game when: games in pairs (one opening, colours swapped) or one game per
+//! opening with fixed colours, `concurrency` games at once, each worker with its own instance of both players (its own processes, its own
 //! connections), as cutechess-cli does.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,21 +12,53 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use super::openings::random_opening;
-use crate::board::{Move, Rule};
+use crate::board::{Move, Rule, Stone};
 
 /// A finished game, as a worker hands it back.
 #[derive(Debug)]
 pub struct Finished {
-    /// 0-based game number; games `2p` and `2p+1` form pair `p`.
+    /// 0-based game number; with swapped colours, games `2p` and `2p+1` form pair `p`.
     pub index: usize,
     /// Whether the first player (`--player1`) had black.
     pub first_is_black: bool,
     pub record: GameRecord,
 }
 
-/// Which colour the first player has in game `index`: black in even games, white in odd ones.
-pub fn first_is_black(index: usize) -> bool {
-    index.is_multiple_of(2)
+/// Who has black in each game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colours {
+    /// Each opening twice: the first player black in even games, white in odd ones.
+    Swapped,
+    /// Each opening once, the first player always with this colour: measures one side (how
+    /// often an engine converts black's start, say) with every game a new opening.
+    Fixed(Stone),
+}
+
+impl Colours {
+    /// Whether the first player has black in game `index`.
+    pub fn first_is_black(self, index: usize) -> bool {
+        match self {
+            Colours::Swapped => index.is_multiple_of(2),
+            Colours::Fixed(colour) => colour == Stone::Black,
+        }
+    }
+
+    /// Which opening game `index` starts from: with one seed, game `n` of fixed colours starts
+    /// from the opening of pair `n` of swapped ones.
+    pub fn opening_number(self, index: usize) -> usize {
+        match self {
+            Colours::Swapped => index / 2,
+            Colours::Fixed(_) => index,
+        }
+    }
+
+    /// The pair game `index` belongs to, when games come in pairs.
+    pub fn pair(self, index: usize) -> Option<usize> {
+        match self {
+            Colours::Swapped => Some(index / 2),
+            Colours::Fixed(_) => None,
+        }
+    }
 }
 
 /// Everything the workers share.
@@ -35,6 +67,7 @@ pub struct Plan {
     pub settings: GameSettings,
     pub openings: Openings,
     pub games: usize,
+    pub colours: Colours,
     pub concurrency: usize,
     pub context: PlayerContext,
 }
@@ -43,10 +76,10 @@ pub struct Plan {
 pub enum Openings {
     /// Every game starts on an empty board.
     Empty,
-    /// A file's openings, pair `p` playing opening `p`, cycling.
+    /// A file's openings, in order, cycling.
     List(Vec<Vec<Move>>),
-    /// `stones` random stones, drawn for pair `p` from a generator seeded with `seed` and `p`:
-    /// the same seed gives the same openings, and none is made before its pair is played.
+    /// `stones` random stones, drawn for opening `n` from a generator seeded with `seed` and `n`:
+    /// the same seed gives the same openings, and none is made before its games are played.
     Random {
         stones: usize,
         seed: u64,
@@ -57,11 +90,11 @@ pub enum Openings {
 }
 
 impl Openings {
-    /// The opening of pair `pair`.
-    pub fn for_pair(&self, pair: usize) -> Vec<Move> {
+    /// Opening number `number` ([`Colours::opening_number`]).
+    pub fn nth(&self, number: usize) -> Vec<Move> {
         match self {
             Openings::Empty => Vec::new(),
-            Openings::List(list) => list[pair % list.len()].clone(),
+            Openings::List(list) => list[number % list.len()].clone(),
             &Openings::Random {
                 stones,
                 seed,
@@ -69,7 +102,8 @@ impl Openings {
                 cols,
                 rule,
             } => {
-                let mut rng = StdRng::seed_from_u64(seed ^ (pair as u64).wrapping_mul(PAIR_MIX));
+                let mut rng =
+                    StdRng::seed_from_u64(seed ^ (number as u64).wrapping_mul(OPENING_MIX));
                 // Checked when the match was set up: the first pair's opening exists, and every
                 // pair draws from the same cells.
                 random_opening(&mut rng, stones, rows, cols, rule).unwrap_or_default()
@@ -78,12 +112,12 @@ impl Openings {
     }
 }
 
-/// An odd constant (from SplitMix64) spreading pair numbers over the seed's bits.
-const PAIR_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+/// An odd constant (from SplitMix64) spreading opening numbers over the seed's bits.
+const OPENING_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl Plan {
     fn opening(&self, index: usize) -> Vec<Move> {
-        self.openings.for_pair(index / 2)
+        self.openings.nth(self.colours.opening_number(index))
     }
 }
 
@@ -135,7 +169,7 @@ fn work(
         if index >= plan.games {
             break;
         }
-        let first_black = first_is_black(index);
+        let first_black = plan.colours.first_is_black(index);
         let record = if first_black {
             play_game(
                 first.as_mut(),
