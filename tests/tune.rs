@@ -196,7 +196,10 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
         "black {black}, white {white}, both {both}"
     );
     let winners = positions(&["--winners"]);
-    assert!(winners > 0 && winners < both, "winners {winners}, both {both}");
+    assert!(
+        winners > 0 && winners < both,
+        "winners {winners}, both {both}"
+    );
     let fitted = run(&[
         "tune",
         "--comparison",
