@@ -1,6 +1,6 @@
 //! Who plays which game when: games in pairs (one opening, colours swapped) or one game per
-//! opening with fixed colours, `concurrency` games at once, each worker with its own instance of both players (its own processes, its own
-//! connections), as cutechess-cli does.
+//! opening with fixed colours, `concurrency` games at once, each worker with its own instance of
+//! both players (its own processes, its own connections), as cutechess-cli does.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
@@ -104,8 +104,8 @@ impl Openings {
             } => {
                 let mut rng =
                     StdRng::seed_from_u64(seed ^ (number as u64).wrapping_mul(OPENING_MIX));
-                // Checked when the match was set up: the first pair's opening exists, and every
-                // pair draws from the same cells.
+                // Checked when the match was set up: the first opening exists, and every opening
+                // draws from the same cells.
                 random_opening(&mut rng, stones, rows, cols, rule).unwrap_or_default()
             }
         }

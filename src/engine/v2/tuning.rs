@@ -170,6 +170,18 @@ impl Weights {
         self.own.len() + self.opp.len() + self.threat.len()
     }
 
+    /// Adds `slope` times the derivative of [`Weights::evaluate`] of `features` to `gradient`,
+    /// laid out as [`Weights::flat`].
+    fn add_slope(gradient: &mut [f64], features: &EvalFeatures, slope: f64) {
+        for &(c, count) in &features.own {
+            gradient[c as usize] += slope * f64::from(count);
+        }
+        for &(c, count) in &features.opp {
+            gradient[COMBINATIONS + c as usize] -= slope * f64::from(count);
+        }
+        gradient[2 * COMBINATIONS + features.threat as usize] += slope;
+    }
+
     fn flat(&self) -> Vec<f64> {
         [&self.own[..], &self.opp[..], &self.threat[..]].concat()
     }
@@ -358,13 +370,7 @@ pub fn fit(
             let p = sigmoid(weights.evaluate(features) / settings.scale);
             // d(cross-entropy)/d(eval) for a logistic of scale `scale`.
             let slope = (p - sample.result) / settings.scale / n;
-            for &(c, count) in &features.own {
-                gradient[c as usize] += slope * f64::from(count);
-            }
-            for &(c, count) in &features.opp {
-                gradient[COMBINATIONS + c as usize] -= slope * f64::from(count);
-            }
-            gradient[2 * COMBINATIONS + features.threat as usize] += slope;
+            Weights::add_slope(&mut gradient, features, slope);
         }
         pull_towards(&mut gradient, &params, &origin, settings.l2);
         for (c, ratio) in ratios.iter().enumerate() {
@@ -376,9 +382,7 @@ pub fn fit(
             }
         }
         if !settings.fit_threat {
-            gradient[2 * COMBINATIONS..]
-                .iter_mut()
-                .for_each(|g| *g = 0.0);
+            gradient[2 * COMBINATIONS..].fill(0.0);
         }
         adam.step(&mut params, &gradient, settings.learning_rate);
         for (c, ratio) in ratios.iter().enumerate() {
@@ -386,7 +390,7 @@ pub fn fit(
                 params[c] = ratio * params[COMBINATIONS + c];
             }
         }
-        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+        if reports_progress(epoch, settings.epochs) {
             progress(
                 epoch,
                 loss(samples, &Weights::from_flat(&params), settings.scale),
@@ -575,7 +579,7 @@ pub fn fit_ordering(
         }
         pull_towards(&mut gradient, &params, &origin, settings.l2);
         adam.step(&mut params, &gradient, settings.learning_rate);
-        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+        if reports_progress(epoch, settings.epochs) {
             progress(
                 epoch,
                 ordering_loss(samples, &split(&params), settings.scale),
@@ -732,31 +736,30 @@ pub fn fit_comparison(
                     let drift = (weights.evaluate(child) - anchor) / settings.scale;
                     slope += 2.0 * anchor_weight * drift / settings.scale;
                 }
-                let slope = slope / n;
-                for &(c, count) in &child.own {
-                    gradient[c as usize] += slope * f64::from(count);
-                }
-                for &(c, count) in &child.opp {
-                    gradient[COMBINATIONS + c as usize] -= slope * f64::from(count);
-                }
-                if settings.fit_threat {
-                    gradient[2 * COMBINATIONS + child.threat as usize] += slope;
-                }
+                Weights::add_slope(&mut gradient, child, slope / n);
             }
         }
         pull_towards(&mut gradient, &params, &origin, settings.l2);
+        if !settings.fit_threat {
+            gradient[2 * COMBINATIONS..].fill(0.0);
+        }
         // A value added to every cell's entry changes no comparison (the candidates' positions
         // have the same empty cells but one): the cells where a side can make nothing stay at
         // their value, which fixes that level.
         gradient[0] = 0.0;
         gradient[COMBINATIONS] = 0.0;
         adam.step(&mut params, &gradient, settings.learning_rate);
-        if epoch == 1 || epoch % 50 == 0 || epoch == settings.epochs {
+        if reports_progress(epoch, settings.epochs) {
             let (loss, _) = comparison_loss(samples, &Weights::from_flat(&params), settings.scale);
             progress(epoch, loss);
         }
     }
     Weights::from_flat(&params)
+}
+
+/// Whether a fit reports its loss after `epoch` of `epochs`: the first, every fiftieth and the last.
+fn reports_progress(epoch: usize, epochs: usize) -> bool {
+    epoch == 1 || epoch.is_multiple_of(50) || epoch == epochs
 }
 
 /// Adds to `gradient` the slope of the L2 pull of `params` towards `origin`.
