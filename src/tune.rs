@@ -14,6 +14,7 @@ use connect5::engine::tuning::{
 use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
 
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("move_fit").args(["ordering", "comparison"])))]
 pub struct TuneArgs {
     /// Match summaries (`connect5 match --json`) whose games are the data.
     #[arg(value_name = "MATCH_JSON", required_unless_present = "labels")]
@@ -52,13 +53,13 @@ pub struct TuneArgs {
     anchor: f64,
     /// With --ordering or --comparison: learn only from the moves of the player of this name
     /// (a strong one).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "move_fit")]
     moves_of: Option<String>,
     /// With --ordering or --comparison: learn only from the moves of this colour.
-    #[arg(long, value_enum, value_name = "COLOUR")]
+    #[arg(long, value_enum, value_name = "COLOUR", requires = "move_fit")]
     side: Option<Stone>,
     /// With --ordering or --comparison: learn only from the moves of each game's winner.
-    #[arg(long)]
+    #[arg(long, requires = "move_fit")]
     winners: bool,
     /// Where to write the fitted tables (default: where the build reads them,
     /// src/engine/v2/eval_weights.txt or ordering_weights.txt); `cargo build` builds them in.
@@ -540,11 +541,6 @@ fn load_moves<T>(
                 Stone::Black => &record.black,
                 Stone::White => &record.white,
             };
-            let winner = match record.outcome {
-                Outcome::BlackWins => Some(Stone::Black),
-                Outcome::WhiteWins => Some(Stone::White),
-                Outcome::Draw => None,
-            };
             let samples = replayed
                 .iter()
                 .filter(|m| {
@@ -552,7 +548,7 @@ fn load_moves<T>(
                         .as_ref()
                         .is_none_or(|name| mover(m.side) == name)
                         && args.side.is_none_or(|side| m.side == side)
-                        && (!args.winners || winner == Some(m.side))
+                        && (!args.winners || record.outcome == Outcome::win_for(m.side))
                 })
                 .filter_map(|m| sample(&m.board, rule, m.played));
             if held_out {

@@ -83,6 +83,27 @@ fn combination_values(text: &str) -> Vec<(i64, i64)> {
         .collect()
 }
 
+/// The shipped tables' combination values.
+fn shipped_values() -> Vec<(i64, i64)> {
+    combination_values(include_str!("../src/engine/v2/eval_weights.txt"))
+}
+
+/// Runs `tune` with `args` and a short, large-stepped fit (30 steps of 5) written to `fit`;
+/// returns the file's text, checked to hold as many combinations as the shipped tables and to
+/// have moved some of them.
+fn short_fit(args: &[&str], fit: &str) -> String {
+    let mut all = vec!["tune"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--epochs", "30", "--learning-rate", "5", "--out", fit]);
+    let fitted = run(&all);
+    assert!(fitted.status.success(), "{fitted:?}");
+    let text = std::fs::read_to_string(fit).expect("the fit wrote its tables");
+    let (new, shipped) = (combination_values(&text), shipped_values());
+    assert_eq!(new.len(), shipped.len());
+    assert_ne!(new, shipped, "30 steps of 5 moved no value");
+    text
+}
+
 #[test]
 fn search_labels_are_saved_read_back_and_fitted_with_the_ratios_kept() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -116,23 +137,8 @@ fn search_labels_are_saved_read_back_and_fitted_with_the_ratios_kept() {
     assert!(reread.status.success(), "{reread:?}");
     assert_eq!(positions_fitted(&reread), positions_fitted(&labelled));
 
-    let fitted = run(&[
-        "tune",
-        "--labels",
-        &labels,
-        "--keep-ratios",
-        "--epochs",
-        "30",
-        "--learning-rate",
-        "5",
-        "--out",
-        &fit,
-    ]);
-    assert!(fitted.status.success(), "{fitted:?}");
-    let shipped = combination_values(include_str!("../src/engine/v2/eval_weights.txt"));
-    let new = combination_values(&std::fs::read_to_string(&fit).expect("the tables were written"));
-    assert_eq!(new.len(), shipped.len());
-    assert_ne!(new, shipped, "30 steps of 5 move the values");
+    let new = combination_values(&short_fit(&["--labels", &labels, "--keep-ratios"], &fit));
+    let shipped = shipped_values();
     for (&(own, opp), &(shipped_own, shipped_opp)) in new.iter().zip(&shipped) {
         if shipped_opp == 0 {
             assert_eq!(own, shipped_own, "kept where the opponent's value is 0");
@@ -200,25 +206,7 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
         winners > 0 && winners < both,
         "winners {winners}, both {both}"
     );
-    let fitted = run(&[
-        "tune",
-        "--comparison",
-        "--moves-of",
-        "b",
-        "--epochs",
-        "30",
-        "--learning-rate",
-        "5",
-        "--out",
-        &fit,
-        &json,
-    ]);
-    assert!(fitted.status.success(), "{fitted:?}");
-    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
-    let shipped = include_str!("../src/engine/v2/eval_weights.txt");
-    let (new, old) = (combination_values(&text), combination_values(shipped));
-    assert_eq!(new.len(), old.len());
-    assert_ne!(new, old, "the fit moved no value");
+    let text = short_fit(&["--comparison", "--moves-of", "b", &json], &fit);
     assert!(
         text.contains("first choice in"),
         "the header says the fit's figures"
@@ -231,4 +219,18 @@ fn comparison_options_need_the_comparison_fit() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--comparison"), "{err}");
+    // Whose moves to learn from means nothing to a fit of results: refused, not ignored.
+    for whose in [
+        &["--side", "black"][..],
+        &["--winners"],
+        &["--moves-of", "a"],
+    ] {
+        let mut args = vec!["tune"];
+        args.extend_from_slice(whose);
+        args.push("games.json");
+        let out = run(&args);
+        assert!(!out.status.success(), "{whose:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--ordering|--comparison"), "{whose:?}: {err}");
+    }
 }
