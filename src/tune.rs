@@ -77,7 +77,8 @@ pub struct TuneArgs {
     /// Logistic scale of the evaluation (default: the one that best fits the current tables).
     #[arg(long)]
     scale: Option<f64>,
-    /// Every Nth game is held out of the fit and only measured (0: none).
+    /// Both games of every Nth pair (games 2N - 1 and 2N, 4N - 1 and 4N, ...: each opening with
+    /// both colour assignments) are held out of the fit and only measured (0: none).
     #[arg(long, value_name = "N", default_value_t = 10)]
     hold_out_every: usize,
     /// Fit only on quiet positions: neither side can make a four (no three on the board); with
@@ -121,14 +122,24 @@ struct Data {
 }
 
 impl Data {
-    /// The samples of game number `game`: every `--hold-out-every`th game is held out.
+    /// The samples of the game numbered `game` in its match.
     fn add(&mut self, args: &TuneArgs, game: usize, samples: impl IntoIterator<Item = Sample>) {
-        if args.hold_out_every > 0 && game.is_multiple_of(args.hold_out_every) {
+        if is_held_out(args, game) {
             self.held_out.extend(samples);
         } else {
             self.fit.extend(samples);
         }
     }
+}
+
+/// Whether the game numbered `game` (from 1: in its match, or for labelled positions across
+/// the files labelled) is held out: both games of every
+/// `--hold-out-every`th pair of games. A match plays each opening as games 2k - 1 and 2k with
+/// the colours swapped, so holding out single games by number would hold out one colour
+/// assignment only (every tenth game is always the second of its pair).
+fn is_held_out(args: &TuneArgs, game: usize) -> bool {
+    let pair = game.saturating_sub(1) / 2 + 1;
+    args.hold_out_every > 0 && pair.is_multiple_of(args.hold_out_every)
 }
 
 fn load(args: &TuneArgs) -> Result<Data, String> {
@@ -146,8 +157,7 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
                 continue;
             };
             data.games += 1;
-            let game = data.games;
-            data.add(args, game, samples);
+            data.add(args, game.game, samples);
         }
     }
     if data.fit.is_empty() {
@@ -535,8 +545,7 @@ fn load_moves<T>(
                 .replay()
                 .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?;
             data.games += 1;
-            let held_out =
-                args.hold_out_every > 0 && data.games.is_multiple_of(args.hold_out_every);
+            let held_out = is_held_out(args, game.game);
             let mover = |side: Stone| match side {
                 Stone::Black => &record.black,
                 Stone::White => &record.white,

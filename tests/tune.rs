@@ -8,19 +8,23 @@ fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("run connect5")
 }
 
-/// The number of positions a dry run of `tune` reports fitting.
-fn positions_fitted(output: &Output) -> usize {
+/// The count a run of `tune` reports just before `what` ("3 positions fitted").
+fn count_before(output: &Output, what: &str) -> usize {
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
-    let before = text
-        .split(" positions fitted")
-        .next()
-        .unwrap_or_else(|| panic!("no count in {text}"));
+    let (before, _) = text
+        .split_once(what)
+        .unwrap_or_else(|| panic!("no {what:?} in {text}"));
     before
         .rsplit(' ')
         .next()
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no count in {text}"))
+        .unwrap_or_else(|| panic!("no count before {what:?} in {text}"))
+}
+
+/// The number of positions a dry run of `tune` reports fitting.
+fn positions_fitted(output: &Output) -> usize {
+    count_before(output, " positions fitted")
 }
 
 /// Plays `games` short games on 11×11 between two fixed-depth engines into the summary `json`.
@@ -232,5 +236,35 @@ fn comparison_options_need_the_comparison_fit() {
         assert!(!out.status.success(), "{whose:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("--ordering|--comparison"), "{whose:?}: {err}");
+    }
+}
+
+#[test]
+fn the_held_out_games_are_whole_pairs_so_a_player_is_measured_with_both_colours() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("games.json");
+    let json = json.to_str().expect("utf-8 path");
+    // Two pairs: with every second pair held out, games 3 and 4 are, one with `a` black and
+    // one with `a` white (holding out every second game would hold out `a` with one colour).
+    play_games(json, "4", "8");
+    for side in ["black", "white"] {
+        let dry = run(&[
+            "tune",
+            "--comparison",
+            "--dry-run",
+            "--hold-out-every",
+            "2",
+            "--moves-of",
+            "a",
+            "--side",
+            side,
+            json,
+        ]);
+        assert!(dry.status.success(), "{dry:?}");
+        let (fitted, held_out) = (positions_fitted(&dry), count_before(&dry, " held out"));
+        assert!(
+            fitted > 0 && held_out > 0,
+            "a's {side} moves: {fitted} fitted, {held_out} held out"
+        );
     }
 }
