@@ -133,10 +133,10 @@ impl Data {
 }
 
 /// Whether the game numbered `game` (from 1: in its match, or for labelled positions across
-/// the files labelled) is held out: both games of every
-/// `--hold-out-every`th pair of games. A match plays each opening as games 2k - 1 and 2k with
-/// the colours swapped, so holding out single games by number would hold out one colour
-/// assignment only (every tenth game is always the second of its pair).
+/// the files labelled) is held out: both games of every `--hold-out-every`th pair of games. A
+/// match plays each opening as games 2k - 1 and 2k with the colours swapped, so holding out
+/// single games by number would hold out one colour assignment only (every tenth game is always
+/// the second of its pair).
 fn is_held_out(args: &TuneArgs, game: usize) -> bool {
     let pair = game.saturating_sub(1) / 2 + 1;
     args.hold_out_every > 0 && pair.is_multiple_of(args.hold_out_every)

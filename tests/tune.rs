@@ -27,6 +27,16 @@ fn positions_fitted(output: &Output) -> usize {
     count_before(output, " positions fitted")
 }
 
+/// A dry run of a comparison fit of the games in `json` with `options`, checked to succeed.
+fn comparison_dry_run(json: &str, options: &[&str]) -> Output {
+    let mut args = vec!["tune", "--comparison", "--dry-run"];
+    args.extend_from_slice(options);
+    args.push(json);
+    let dry = run(&args);
+    assert!(dry.status.success(), "{dry:?}");
+    dry
+}
+
 /// Plays `games` short games on 11×11 between two fixed-depth engines into the summary `json`.
 fn play_games(json: &str, games: &str, seed: &str) {
     let played = run(&[
@@ -184,12 +194,9 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     play_games(&json, "6", "9");
     // Positions a dry run fits, with `player` the options choosing whose moves.
     let positions = |player: &[&str]| {
-        let mut args = vec!["tune", "--comparison", "--dry-run", "--hold-out-every", "0"];
-        args.extend_from_slice(player);
-        args.push(&json);
-        let dry = run(&args);
-        assert!(dry.status.success(), "{dry:?}");
-        positions_fitted(&dry)
+        let mut options = vec!["--hold-out-every", "0"];
+        options.extend_from_slice(player);
+        positions_fitted(&comparison_dry_run(&json, &options))
     };
     let (a, b) = (
         positions(&["--moves-of", "a"]),
@@ -248,19 +255,10 @@ fn the_held_out_games_are_whole_pairs_so_a_player_is_measured_with_both_colours(
     // one with `a` white (holding out every second game would hold out `a` with one colour).
     play_games(json, "4", "8");
     for side in ["black", "white"] {
-        let dry = run(&[
-            "tune",
-            "--comparison",
-            "--dry-run",
-            "--hold-out-every",
-            "2",
-            "--moves-of",
-            "a",
-            "--side",
-            side,
+        let dry = comparison_dry_run(
             json,
-        ]);
-        assert!(dry.status.success(), "{dry:?}");
+            &["--hold-out-every", "2", "--moves-of", "a", "--side", side],
+        );
         let (fitted, held_out) = (positions_fitted(&dry), count_before(&dry, " held out"));
         assert!(
             fitted > 0 && held_out > 0,
