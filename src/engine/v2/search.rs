@@ -13,7 +13,8 @@ use crate::engine::params::SearchParams;
 use crate::engine::time::SearchClock;
 use crate::engine::tt::{Entry, Tt};
 use crate::engine::types::{
-    mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE, WIN_THRESHOLD,
+    is_mate, mate_in, mated_in, score_from_table, score_to_table, Bound, Score, INFINITE,
+    WIN_THRESHOLD,
 };
 use crate::engine::zobrist::{zobrist, WHITE_TO_MOVE};
 use crate::engine::{Progress, ProgressSink};
@@ -37,6 +38,9 @@ pub struct Searcher {
     history: Vec<[i32; 2]>,
     move_lists: Vec<Vec<(usize, i32)>>,
     pub threats: ThreatSearch,
+    /// Whether the move searched at each ply made an open three or better for its player: the
+    /// node two plies down reads it to tell an attack going on from a new threat.
+    attacking: Vec<bool>,
 }
 
 /// The tunable constants ([`SearchParams`]) as the search reads them, whole numbers rounded.
@@ -129,12 +133,13 @@ struct Child {
 }
 
 impl Child {
-    /// The `i`-th move of a node of `depth`: late quiet moves are first searched shallower.
+    /// The `i`-th move of a node of `depth`: late `reducible` moves are first searched
+    /// shallower.
     fn new(
         tuning: &Tuning,
         cell: usize,
         i: usize,
-        quiet: bool,
+        reducible: bool,
         depth: i32,
         new_depth: i32,
     ) -> Child {
@@ -142,7 +147,7 @@ impl Child {
             cell,
             first: i == 0,
             depth: new_depth,
-            reduction: if quiet && depth >= 2 && i >= tuning.lmr_first_move {
+            reduction: if reducible && depth >= 2 && i >= tuning.lmr_first_move {
                 tuning.late_move_reduction(depth, i)
             } else {
                 0
@@ -176,6 +181,25 @@ fn is_quiet(pos: &Position, cell: usize, me: Stone) -> bool {
     pos.class(cell, me) < Class::Three && pos.class(cell, me.opponent()) < Class::DoubleThree
 }
 
+/// A move the late-move reduction may shorten besides the quiet ones, at a non-PV node where every
+/// move is open: a single open three of ours that takes no double three from the opponent, unless
+/// our move two plies up made an open three or better too. Rapfi reduces every late move and less
+/// for a continuous attack (its sources' `CONTINUOUS_ATTACK_EXT`); here a new three is reduced
+/// and a three that carries an attack on is not, since the attacker's long wins are chains of such
+/// threes. Reducing every late three measured weaker (session 21).
+fn is_reducible_threat(
+    pos: &Position,
+    cell: usize,
+    me: Stone,
+    pv_node: bool,
+    attack_going_on: bool,
+) -> bool {
+    !pv_node
+        && !attack_going_on
+        && pos.class(cell, me) == Class::Three
+        && pos.class(cell, me.opponent()) < Class::DoubleThree
+}
+
 /// The order of moves as one integer, largest first: by ordering score, equal scores by cell
 /// (the lower first), so that the order is reproducible (cells are far below 2^32).
 fn order_key(&(cell, score): &(usize, i32)) -> i64 {
@@ -185,6 +209,12 @@ fn order_key(&(cell, score): &(usize, i32)) -> i64 {
 fn sort_by_score(list: &mut [(usize, i32)]) {
     list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
+
+/// Depths of a PV node whose later moves are searched a ply shallower once a move has raised
+/// alpha (Rapfi's search does so from depth 3 to 11): with a move that holds the window, the
+/// others need only show they are no better. Measured against Rapfi with the reducible threats
+/// above (docs/engine.md, session 28).
+const PV_RAISED_REDUCTION_DEPTHS: std::ops::RangeInclusive<i32> = 3..=11;
 
 /// Bound of a history value (raw units: the ordering adds a sixteenth of it).
 const HISTORY_MAX: i32 = 32_000;
@@ -227,6 +257,7 @@ impl Searcher {
             history: vec![[0; 2]; cells],
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             threats: ThreatSearch::new(MAX_PLY + 64),
+            attacking: vec![false; MAX_PLY + 1],
         }
     }
 
@@ -333,6 +364,8 @@ impl Searcher {
         };
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
+        let attack_going_on = ply >= 2 && self.attacking[ply - 2];
+        let mut raised_reduction = 0;
         let mut tried = [0usize; MAX_TRIED];
         let mut tried_count = 0;
         for i in 0..list.len() {
@@ -358,7 +391,12 @@ impl Searcher {
             if late && best > -WIN_THRESHOLD {
                 continue;
             }
-            let mut child = Child::new(&self.tuning, cell, i, quiet, depth, new_depth);
+            let reducible = quiet
+                || set == MoveSet::All
+                    && is_reducible_threat(&self.pos, cell, me, pv_node, attack_going_on);
+            self.attacking[ply] = self.pos.class(cell, me) >= Class::Three;
+            let child_depth = new_depth - raised_reduction;
+            let mut child = Child::new(&self.tuning, cell, i, reducible, depth, child_depth);
             if singular && i == 0 {
                 child.depth += 1;
             }
@@ -378,6 +416,9 @@ impl Searcher {
                     if score >= beta {
                         self.reward_cutoff(me, cell, quiet, depth, ply, &tried[..tried_count]);
                         break;
+                    }
+                    if pv_node && PV_RAISED_REDUCTION_DEPTHS.contains(&depth) && !is_mate(score) {
+                        raised_reduction = 1;
                     }
                 }
             }
@@ -427,6 +468,7 @@ impl Searcher {
             if i >= self.tuning.late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
                 continue;
             }
+            self.attacking[ply] = self.pos.class(cell, me) >= Class::Three;
             self.pos.make(cell, me);
             let value = -self.negamax(
                 clock,
@@ -723,6 +765,7 @@ impl Searcher {
         let mut best_index = None;
         for (i, &(cell, _)) in root.iter().enumerate() {
             let quiet = is_quiet(&self.pos, cell, me);
+            self.attacking[0] = self.pos.class(cell, me) >= Class::Three;
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {
@@ -785,5 +828,62 @@ impl Searcher {
             self.pos.unmake(played);
         }
         line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::engine::v2::pattern;
+
+    fn position_of(rows: &[&str]) -> Position {
+        let board = Board::from_rows(rows).unwrap();
+        Position::new(&board, pattern::table_for(5, false).unwrap())
+    }
+
+    /// Black's open two on row 3 and open three on row 9; white's stones far from both.
+    const ROWS: [&str; 13] = [
+        ".............",
+        ".............",
+        ".............",
+        "....NN.......",
+        ".............",
+        ".............",
+        "B...........B",
+        ".............",
+        ".............",
+        "....NNN......",
+        ".............",
+        ".............",
+        "B...........B",
+    ];
+
+    #[test]
+    fn only_a_new_single_three_at_a_non_pv_node_is_a_reducible_threat() {
+        let pos = position_of(&ROWS);
+        let cell = |row: usize, col: usize| pos.cell_of(crate::board::Move::new(row, col));
+        let three = cell(3, 6);
+        let four = cell(9, 7);
+        let nothing = cell(0, 0);
+        assert_eq!(pos.class(three, Stone::Black), Class::Three);
+        assert!(pos.class(four, Stone::Black) >= Class::Four);
+        assert!(is_reducible_threat(&pos, three, Stone::Black, false, false));
+        assert!(
+            !is_reducible_threat(&pos, three, Stone::Black, false, true),
+            "a three that carries an attack on keeps its depth"
+        );
+        assert!(
+            !is_reducible_threat(&pos, three, Stone::Black, true, false),
+            "PV nodes reduce no threat"
+        );
+        assert!(!is_reducible_threat(&pos, four, Stone::Black, false, false));
+        assert!(!is_reducible_threat(
+            &pos,
+            nothing,
+            Stone::Black,
+            false,
+            false
+        ));
     }
 }
