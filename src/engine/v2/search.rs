@@ -178,7 +178,12 @@ impl RootResult {
 /// what reductions and pruning may touch. Taking a single three's cell from the opponent only
 /// blocks a two, and such moves were most of every node's list.
 fn is_quiet(pos: &Position, cell: usize, me: Stone) -> bool {
-    pos.class(cell, me) < Class::Three && pos.class(cell, me.opponent()) < Class::DoubleThree
+    !makes_attack(pos, cell, me) && pos.class(cell, me.opponent()) < Class::DoubleThree
+}
+
+/// Whether `me` playing `cell` makes an open three or better: an attack the opponent must answer.
+fn makes_attack(pos: &Position, cell: usize, me: Stone) -> bool {
+    pos.class(cell, me) >= Class::Three
 }
 
 /// A move the late-move reduction may shorten besides the quiet ones, at a non-PV node where every
@@ -394,7 +399,7 @@ impl Searcher {
             let reducible = quiet
                 || set == MoveSet::All
                     && is_reducible_threat(&self.pos, cell, me, pv_node, attack_going_on);
-            self.attacking[ply] = self.pos.class(cell, me) >= Class::Three;
+            self.attacking[ply] = makes_attack(&self.pos, cell, me);
             let child_depth = new_depth - raised_reduction;
             let mut child = Child::new(&self.tuning, cell, i, reducible, depth, child_depth);
             if singular && i == 0 {
@@ -468,7 +473,7 @@ impl Searcher {
             if i >= self.tuning.late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
                 continue;
             }
-            self.attacking[ply] = self.pos.class(cell, me) >= Class::Three;
+            self.attacking[ply] = makes_attack(&self.pos, cell, me);
             self.pos.make(cell, me);
             let value = -self.negamax(
                 clock,
@@ -765,7 +770,7 @@ impl Searcher {
         let mut best_index = None;
         for (i, &(cell, _)) in root.iter().enumerate() {
             let quiet = is_quiet(&self.pos, cell, me);
-            self.attacking[0] = self.pos.class(cell, me) >= Class::Three;
+            self.attacking[0] = makes_attack(&self.pos, cell, me);
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {
