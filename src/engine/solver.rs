@@ -13,7 +13,7 @@
 //! the game tree is too large to finish within a move's budget and the heuristic search answers.
 
 use super::time::SearchClock;
-use super::tt::Tt;
+use super::tt::{Entry, Tt};
 use super::types::{mate_in, mated_in, score_from_table, score_to_table, Bound, Score, WIN};
 use super::zobrist::mix;
 use super::{Deadline, Decision};
@@ -308,8 +308,14 @@ impl Solver {
 
     fn store(&mut self, ply: usize, score: Score, bound: Bound, best: usize) {
         // Every entry is a search to the end of the game: one depth for all.
-        self.table
-            .store(self.key(), score_to_table(score, ply), Some(best), 0, bound);
+        let entry = Entry {
+            score: score_to_table(score, ply),
+            mv: Some(best),
+            depth: 0,
+            bound,
+            on_pv: false,
+        };
+        self.table.store(self.key(), entry);
     }
 
     /// The moves the table remembers from the root on, as far as it remembers them.

@@ -7,7 +7,7 @@
 use crate::engine::types::{Bound, Score};
 
 /// One bucket: for each of the two slots, the full key and a packed word
-/// (score 32 bits | move 16 bits | depth 8 bits | generation 6 bits | bound 2 bits).
+/// (score 32 bits | move 16 bits | depth 8 bits | on-PV 1 bit | generation 5 bits | bound 2 bits).
 type Bucket = [u64; 4];
 const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 const MIN_BUCKETS: usize = 1 << 10;
@@ -18,6 +18,8 @@ pub struct Entry {
     pub mv: Option<usize>,
     pub depth: i32,
     pub bound: Bound,
+    /// The position has been a node of the principal variation (chess engines' "ttPv").
+    pub on_pv: bool,
 }
 
 pub struct Tt {
@@ -28,16 +30,21 @@ pub struct Tt {
     generation: u8,
 }
 
-const GENERATIONS: u8 = 64;
+const GENERATIONS: u8 = 32;
 
-fn pack(score: Score, mv: Option<usize>, depth: i32, bound: Bound, generation: u8) -> u64 {
-    let mv = mv.map_or(0xFFFF, |m| m as u64 & 0xFFFF);
-    let depth = depth.clamp(-100, 120) as i8 as u8 as u64;
-    (score as u32 as u64) << 32 | mv << 16 | depth << 8 | u64::from(generation) << 2 | bound as u64
+fn pack(entry: Entry, generation: u8) -> u64 {
+    let mv = entry.mv.map_or(0xFFFF, |m| m as u64 & 0xFFFF);
+    let depth = entry.depth.clamp(-100, 120) as i8 as u8 as u64;
+    (entry.score as u32 as u64) << 32
+        | mv << 16
+        | depth << 8
+        | u64::from(entry.on_pv) << 7
+        | u64::from(generation) << 2
+        | entry.bound as u64
 }
 
 fn generation_of(word: u64) -> u8 {
-    ((word >> 2) & 0x3F) as u8
+    ((word >> 2) & 0x1F) as u8
 }
 
 /// The entry a packed word holds; `None` for an empty slot.
@@ -48,6 +55,7 @@ fn unpack(word: u64) -> Option<Entry> {
         mv: (mv != 0xFFFF).then_some(mv as usize),
         depth: ((word >> 8) & 0xFF) as u8 as i8 as i32,
         bound: Bound::from_packed((word & 0x3) as u8)?,
+        on_pv: (word >> 7) & 1 == 1,
     })
 }
 
@@ -107,9 +115,10 @@ impl Tt {
         None
     }
 
-    pub fn store(&mut self, key: u64, score: Score, mv: Option<usize>, depth: i32, bound: Bound) {
+    pub fn store(&mut self, key: u64, entry: Entry) {
+        let Entry { mv, depth, .. } = entry;
         let bucket = &mut self.buckets[key as usize & self.mask];
-        let word = pack(score, mv, depth, bound, self.generation);
+        let word = pack(entry, self.generation);
         let deep = unpack(bucket[1]);
         let stale = generation_of(bucket[1]) != self.generation;
         if bucket[0] == key || stale || deep.is_none_or(|deep| depth >= deep.depth) {
@@ -137,15 +146,38 @@ impl Tt {
 mod tests {
     use super::*;
 
+    fn entry(score: Score, mv: Option<usize>, depth: i32, bound: Bound) -> Entry {
+        Entry {
+            score,
+            mv,
+            depth,
+            bound,
+            on_pv: false,
+        }
+    }
+
     #[test]
     fn stores_and_bounds_its_size() {
         let mut tt = Tt::new(1 << 20);
         assert!(tt.bytes() <= 1 << 20);
-        tt.store(42, -999_990, Some(1234), 7, Bound::Lower);
+        tt.store(42, entry(-999_990, Some(1234), 7, Bound::Lower));
         let e = tt.probe(42).unwrap();
         assert_eq!(
-            (e.score, e.mv, e.depth, e.bound),
-            (-999_990, Some(1234), 7, Bound::Lower)
+            (e.score, e.mv, e.depth, e.bound, e.on_pv),
+            (-999_990, Some(1234), 7, Bound::Lower, false)
+        );
+        tt.store(
+            42,
+            Entry {
+                on_pv: true,
+                ..entry(-5, None, -3, Bound::Upper)
+            },
+        );
+        let e = tt.probe(42).unwrap();
+        assert_eq!(
+            (e.score, e.mv, e.depth, e.bound, e.on_pv),
+            (-5, Some(1234), -3, Bound::Upper, true),
+            "a result without a move keeps the one known"
         );
         assert!(tt.probe(43).is_none());
         let small = Tt::new(0);
@@ -158,13 +190,13 @@ mod tests {
         let buckets = tt.mask as u64 + 1;
         // Three keys of one bucket.
         let (deep, shallow, newer) = (5, 5 + buckets, 5 + 2 * buckets);
-        tt.store(deep, 10, Some(1), 9, Bound::Exact);
-        tt.store(shallow, 20, Some(2), 1, Bound::Exact);
+        tt.store(deep, entry(10, Some(1), 9, Bound::Exact));
+        tt.store(shallow, entry(20, Some(2), 1, Bound::Exact));
         assert_eq!(tt.probe(deep).map(|e| e.depth), Some(9));
         tt.next_search();
         assert_eq!(tt.probe(deep).map(|e| e.score), Some(10));
         // Within one search the depth-9 entry would keep slot 0 against a depth-1 one.
-        tt.store(newer, 30, Some(3), 1, Bound::Lower);
+        tt.store(newer, entry(30, Some(3), 1, Bound::Lower));
         assert_eq!(tt.probe(newer).map(|e| e.score), Some(30));
         assert!(tt.probe(deep).is_none());
         assert_eq!(tt.probe(shallow).map(|e| e.score), Some(20));

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::deepen::{deepen, Choice, Iteration};
 use super::time::SearchClock;
-use super::tt::Tt;
+use super::tt::{Entry, Tt};
 use super::types::{mate_in, score_from_table, score_to_table, Bound, Score, WIN, WIN_THRESHOLD};
 use super::zobrist::zobrist;
 use super::{Deadline, Decision, EngineConfig, Progress};
@@ -373,10 +373,13 @@ impl Searcher {
         }
         self.table.store(
             self.hash,
-            score_to_table(best, ply),
-            best_move,
-            depth as i32,
-            Bound::of(best, original_alpha, beta),
+            Entry {
+                score: score_to_table(best, ply),
+                mv: best_move,
+                depth: depth as i32,
+                bound: Bound::of(best, original_alpha, beta),
+                on_pv: false,
+            },
         );
         best
     }

@@ -134,24 +134,27 @@ struct Child {
 
 impl Child {
     /// The `i`-th move of a node of `depth`: late `reducible` moves are first searched
-    /// shallower.
+    /// shallower, a ply less so at a non-PV node that has been on the principal variation
+    /// (`pv_before`; chess engines' "ttPv" rule, which Rapfi's search has too): such a node is
+    /// where the line may come back, so its late moves get a closer look.
     fn new(
         tuning: &Tuning,
         cell: usize,
         i: usize,
         reducible: bool,
-        depth: i32,
-        new_depth: i32,
+        (depth, new_depth): (i32, i32),
+        pv_before: bool,
     ) -> Child {
+        let reduction = if reducible && depth >= 2 && i >= tuning.lmr_first_move {
+            tuning.late_move_reduction(depth, i) - i32::from(pv_before)
+        } else {
+            0
+        };
         Child {
             cell,
             first: i == 0,
             depth: new_depth,
-            reduction: if reducible && depth >= 2 && i >= tuning.lmr_first_move {
-                tuning.late_move_reduction(depth, i)
-            } else {
-                0
-            },
+            reduction: reduction.max(0),
         }
     }
 }
@@ -333,6 +336,7 @@ impl Searcher {
         if let Some(score) = stored {
             return score;
         }
+        let on_pv = pv_node || entry.is_some_and(|entry| entry.on_pv);
 
         if let Some(score) = self.reverse_futility(me, depth, alpha, beta, pv_node) {
             return score;
@@ -401,7 +405,9 @@ impl Searcher {
                     && is_reducible_threat(&self.pos, cell, me, pv_node, attack_going_on);
             self.attacking[ply] = makes_attack(&self.pos, cell, me);
             let child_depth = new_depth - raised_reduction;
-            let mut child = Child::new(&self.tuning, cell, i, reducible, depth, child_depth);
+            let pv_before = on_pv && !pv_node;
+            let depths = (depth, child_depth);
+            let mut child = Child::new(&self.tuning, cell, i, reducible, depths, pv_before);
             if singular && i == 0 {
                 child.depth += 1;
             }
@@ -433,9 +439,14 @@ impl Searcher {
             }
         }
         self.move_lists[ply] = list;
-        let bound = Bound::of(best, original_alpha, beta);
-        self.tt
-            .store(key, score_to_table(best, ply), best_move, depth, bound);
+        let entry = Entry {
+            score: score_to_table(best, ply),
+            mv: best_move,
+            depth,
+            bound: Bound::of(best, original_alpha, beta),
+            on_pv,
+        };
+        self.tt.store(key, entry);
         best
     }
 
@@ -890,5 +901,21 @@ mod tests {
             false,
             false
         ));
+    }
+
+    #[test]
+    fn a_late_move_where_the_line_has_been_is_reduced_a_ply_less() {
+        let tuning = Tuning::new(&SearchParams::default());
+        let reduction = |i, reducible, pv_before| {
+            Child::new(&tuning, 0, i, reducible, (8, 7), pv_before).reduction
+        };
+        let late = 20;
+        assert!(reduction(late, true, false) >= 2);
+        assert_eq!(
+            reduction(late, true, true),
+            reduction(late, true, false) - 1
+        );
+        assert_eq!(reduction(late, false, true), 0, "only reducible moves");
+        assert_eq!(reduction(0, true, true), 0, "never the first move");
     }
 }
