@@ -116,14 +116,13 @@ impl Tt {
     }
 
     pub fn store(&mut self, key: u64, entry: Entry) {
-        let Entry { mv, depth, .. } = entry;
         let bucket = &mut self.buckets[key as usize & self.mask];
         let word = pack(entry, self.generation);
         let deep = unpack(bucket[1]);
         let stale = generation_of(bucket[1]) != self.generation;
-        if bucket[0] == key || stale || deep.is_none_or(|deep| depth >= deep.depth) {
+        if bucket[0] == key || stale || deep.is_none_or(|deep| entry.depth >= deep.depth) {
             // Keep a known best move when the new result has none.
-            let word = if mv.is_none() && bucket[0] == key {
+            let word = if entry.mv.is_none() && bucket[0] == key {
                 (word & !(0xFFFF << 16)) | (bucket[1] & (0xFFFF << 16))
             } else {
                 word

@@ -142,7 +142,8 @@ impl Child {
         cell: usize,
         i: usize,
         reducible: bool,
-        (depth, new_depth): (i32, i32),
+        depth: i32,
+        new_depth: i32,
         pv_before: bool,
     ) -> Child {
         let reduction = if reducible && depth >= 2 && i >= tuning.lmr_first_move {
@@ -374,6 +375,7 @@ impl Searcher {
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
         let attack_going_on = ply >= 2 && self.attacking[ply - 2];
+        let pv_before = on_pv && !pv_node;
         let mut raised_reduction = 0;
         let mut tried = [0usize; MAX_TRIED];
         let mut tried_count = 0;
@@ -405,9 +407,15 @@ impl Searcher {
                     && is_reducible_threat(&self.pos, cell, me, pv_node, attack_going_on);
             self.attacking[ply] = makes_attack(&self.pos, cell, me);
             let child_depth = new_depth - raised_reduction;
-            let pv_before = on_pv && !pv_node;
-            let depths = (depth, child_depth);
-            let mut child = Child::new(&self.tuning, cell, i, reducible, depths, pv_before);
+            let mut child = Child::new(
+                &self.tuning,
+                cell,
+                i,
+                reducible,
+                depth,
+                child_depth,
+                pv_before,
+            );
             if singular && i == 0 {
                 child.depth += 1;
             }
@@ -907,7 +915,7 @@ mod tests {
     fn a_late_move_where_the_line_has_been_is_reduced_a_ply_less() {
         let tuning = Tuning::new(&SearchParams::default());
         let reduction = |i, reducible, pv_before| {
-            Child::new(&tuning, 0, i, reducible, (8, 7), pv_before).reduction
+            Child::new(&tuning, 0, i, reducible, 8, 7, pv_before).reduction
         };
         let late = 20;
         assert!(reduction(late, true, false) >= 2);
