@@ -121,6 +121,33 @@ impl Tuning {
     }
 }
 
+/// What the singular test says of the table's move, and so of its depth.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Singularity {
+    /// No test: no table move, a shallow node, a score too old or a bound that cannot tell.
+    Untested,
+    /// Every other move stays below the margin: the line rests on that one move, where an
+    /// error costs most, so it is searched a ply deeper (singular extension: chess engines'
+    /// idea, Anantharaman, Campbell and Hsu 1988; Rapfi's sources credit it with about 52 Elo).
+    Singular,
+    /// Another move reaches the margin too. When the table's score is above beta
+    /// (`fails_high`), the node is expected to cut whichever of them it plays, so the table's
+    /// move is searched a ply shallower (the negative extension of chess engines, Rapfi's
+    /// "reduce if we are likely to fail high"); measured in docs/engine.md, session 30.
+    Shared { fails_high: bool },
+}
+
+impl Singularity {
+    /// Plies added to the table's move.
+    fn extension(self) -> i32 {
+        match self {
+            Singularity::Singular => 1,
+            Singularity::Shared { fails_high: true } => -1,
+            Singularity::Untested | Singularity::Shared { fails_high: false } => 0,
+        }
+    }
+}
+
 /// One move of a node, as [`Searcher::search_move`] searches it.
 struct Child {
     cell: usize,
@@ -357,8 +384,12 @@ impl Searcher {
             sort_by_score(&mut list);
         }
         let new_depth = depth - 1 + i32::from(set == MoveSet::ForcedBlock);
-        let singular = set == MoveSet::All
-            && entry.is_some_and(|entry| self.is_singular(clock, me, depth, ply, entry, &list));
+        let singularity = match entry {
+            Some(entry) if set == MoveSet::All => {
+                self.singularity(clock, me, depth, ply, beta, entry, &list)
+            }
+            _ => Singularity::Untested,
+        };
         if clock.stopped() {
             self.move_lists[ply] = list;
             return 0;
@@ -416,8 +447,8 @@ impl Searcher {
                 child_depth,
                 pv_before,
             );
-            if singular && i == 0 {
-                child.depth += 1;
+            if i == 0 {
+                child.depth += singularity.extension();
             }
             if child.depth - child.reduction > 0 {
                 self.tt.prefetch(self.child_key(cell, me));
@@ -458,22 +489,22 @@ impl Searcher {
         best
     }
 
-    /// Singular extension (from chess, Anantharaman, Campbell and Hsu 1988; Rapfi's sources
-    /// credit it with about 52 Elo): the table's move (`entry`'s, first in `list`) is searched a
-    /// ply deeper when it stored a score that is no upper bound from nearly this depth and every
-    /// other move the node would search, searched at half the depth, stays a margin below that
-    /// score: the line rests on that one move, so it is where an error costs most.
-    fn is_singular(
+    /// The singular test of the table's move (`entry`'s, first in `list`), when it stored a
+    /// score that is no upper bound from nearly this depth: every other move the node would
+    /// search is searched at half the depth against a margin below that score.
+    #[allow(clippy::too_many_arguments)]
+    fn singularity(
         &mut self,
         clock: &mut SearchClock,
         me: Stone,
         depth: i32,
         ply: usize,
+        beta: i32,
         entry: Entry,
         list: &[(usize, i32)],
-    ) -> bool {
+    ) -> Singularity {
         if depth < self.tuning.singular_depth || list.len() < 2 {
-            return false;
+            return Singularity::Untested;
         }
         let score = score_from_table(entry.score, ply);
         if entry.mv != Some(list[0].0)
@@ -481,7 +512,7 @@ impl Searcher {
             || entry.depth < depth - 3
             || score.abs() >= WIN_THRESHOLD
         {
-            return false;
+            return Singularity::Untested;
         }
         let singular_beta = score - (self.tuning.singular_margin * f64::from(depth) / 8.0) as i32;
         let reduced = (depth - 1) / 2;
@@ -503,11 +534,16 @@ impl Searcher {
                 ply + 1,
             );
             self.pos.unmake(cell);
-            if clock.stopped() || value >= singular_beta {
-                return false;
+            if clock.stopped() {
+                return Singularity::Untested;
+            }
+            if value >= singular_beta {
+                return Singularity::Shared {
+                    fails_high: score >= beta,
+                };
             }
         }
-        true
+        Singularity::Singular
     }
 
     /// Reverse futility pruning (Rapfi's child futility pruning, about 121 Elo by its sources'
