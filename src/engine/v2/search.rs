@@ -124,7 +124,8 @@ impl Tuning {
 /// What the singular test says of the table's move, and so of its depth.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Singularity {
-    /// No test: no table move, a shallow node, a score too old or a bound that cannot tell.
+    /// No test, or one the clock cut short: no table move, a shallow node, a score too old or
+    /// a bound that cannot tell.
     Untested,
     /// Every other move stays below the margin: the line rests on that one move, where an
     /// error costs most, so it is searched a ply deeper (singular extension: chess engines'
