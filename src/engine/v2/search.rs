@@ -131,7 +131,7 @@ enum Singularity {
     /// error costs most, so it is searched a ply deeper (singular extension: chess engines'
     /// idea, Anantharaman, Campbell and Hsu 1988; Rapfi's sources credit it with about 52 Elo).
     Singular,
-    /// Another move reaches the margin too. When the table's score is above beta
+    /// Another move reaches the margin too. When the table's score is at or above beta
     /// (`fails_high`), the node is expected to cut whichever of them it plays, so the table's
     /// move is searched a ply shallower (the negative extension of chess engines, Rapfi's
     /// "reduce if we are likely to fail high"); measured in docs/engine.md, session 30.
