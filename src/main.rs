@@ -342,8 +342,9 @@ fn stdio(args: PlayerArgs) -> ExitCode {
 
 #[derive(clap::Args, Debug)]
 struct ParamsArgs {
-    /// Print instead the evaluation's tables (the form of `src/engine/v2/eval_weights.txt`) that
-    /// the formula's `eval_*` values make, with the `--param` values given.
+    /// Print instead the evaluation's tables (the form of `src/engine/v2/eval_weights.txt`) a
+    /// search plays with the `--param` values given: the shipped ones moved by what the
+    /// formula's changed `eval_*` values change.
     #[arg(long, conflicts_with = "ordering_table")]
     eval_table: bool,
     /// Print instead the move ordering's tables (the form of
@@ -354,7 +355,7 @@ struct ParamsArgs {
     params: ParamArgs,
 }
 
-/// `connect5 params`: the list of tunable constants, or the tables a formula makes.
+/// `connect5 params`: the list of tunable constants, or the tables a search plays with.
 fn params_command(args: ParamsArgs) {
     use connect5::engine::tuning::{OrderingWeights, Weights};
     let params = args.params.search_params();
@@ -368,7 +369,8 @@ fn params_command(args: ParamsArgs) {
         format!(
             "The {what} of engine v2 (docs/engine.md, \"{section}\"), read at build time by \
              build.rs.\n\
-             Written by `connect5 params {option}`, the formula's values:\n{}",
+             Written by `connect5 params {option}`: the shipped tables moved by what these \
+             formula values change from the defaults:\n{}",
             formula.join(" ")
         )
     };

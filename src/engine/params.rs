@@ -60,7 +60,7 @@ macro_rules! params {
 }
 
 params! {
-    reverse_futility_margin: 75.54, 0.0, 2000.0,
+    reverse_futility_margin: 40.0, 0.0, 2000.0,
         "reverse futility pruning: evaluation margin above beta per ply of depth";
     reverse_futility_depth: 3.0, 0.0, 16.0,
         "reverse futility pruning: deepest node it applies to (plies, rounded)";

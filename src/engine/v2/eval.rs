@@ -6,12 +6,13 @@
 //! opponent's with the `opp` table: the side to move acts first and realises its threats before
 //! the opponent's, and the tables learn how much that is worth. The threat term sees
 //! interactions the per-cell sum cannot (a four-three against an opponent with only threes). The
-//! tables are `eval_weights.txt`, the output of a formula whose values are tunable constants
-//! (`CellTables::from_formula`, tuned by SPSA; `connect5 tune` fits the tables to games instead,
-//! docs/engine.md); the idea of per-combination tables and a threat-mask term is Rapfi's
-//! classical evaluation (Dai et al., arXiv 2503.13178). The move ordering's per-combination
-//! values are a formula of the same form (`order_*`), and live beside the evaluation's in one
-//! [`CellTables`] per formula.
+//! tables are `eval_weights.txt`, fitted by `connect5 tune` to a stronger engine's scores of
+//! game positions (docs/engine.md, sessions 32 and 33) from the tables of a hand-set formula
+//! whose values are tunable constants (`CellTables::from_formula`, tuned by SPSA), which still
+//! move them (`--param eval_*`); the idea of per-combination tables and a threat-mask term is
+//! Rapfi's classical evaluation (Dai et al., arXiv 2503.13178). The move ordering's
+//! per-combination values are a formula of the same form (`order_*`), and live beside the
+//! evaluation's in one [`CellTables`] per formula.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -134,12 +135,15 @@ impl CellTables {
     }
 
     /// The tables a search with `params` evaluates and orders with: the shipped ones while the
-    /// formulas' parameters (`eval_*`, `order_*`) are at their defaults, which reproduce them,
-    /// otherwise the formulas'. Built once per distinct formula and kept for the process (a tuner or a match
-    /// tries a handful).
+    /// formulas' parameters (`eval_*`, `order_*`) are at their defaults, otherwise the shipped
+    /// ones moved, cell by cell, by what the changed values change in the formula's tables
+    /// (`from_formula`), so that a tuner's step in `eval_f2` moves the cells with an open two
+    /// whether the shipped tables are the formula's or fitted ones. Built once per distinct
+    /// formula and kept for the process (a tuner or a match tries a handful).
     pub fn for_params(params: &SearchParams) -> &'static CellTables {
         let wanted = Formula::of(params);
-        if wanted == Formula::of(&SearchParams::default()) {
+        let defaults = Formula::of(&SearchParams::default());
+        if wanted == defaults {
             return CellTables::shipped();
         }
         static BUILT: Mutex<Vec<(Formula, &'static CellTables)>> = Mutex::new(Vec::new());
@@ -149,23 +153,41 @@ impl CellTables {
         if let Some(&(_, tables)) = built.iter().find(|(f, _)| *f == wanted) {
             return tables;
         }
-        let tables: &'static CellTables = Box::leak(Box::new(CellTables::from_formula(&wanted)));
+        let tables: &'static CellTables = Box::leak(Box::new(CellTables::shipped().moved_by(
+            &CellTables::from_formula(&defaults),
+            &CellTables::from_formula(&wanted),
+        )));
         built.push((wanted, tables));
         tables
     }
 
-    /// The hand-set evaluation as a formula (how the shipped tables were first made): a cell is
-    /// worth the sum of its four lines' values plus the bonus of its class, to the opponent as
-    /// is and to the side to move times a ratio, larger on the cells of a three or more (it
-    /// plays them first). The ordering's tables are the same form with values of their own: a
-    /// move scores what it makes for the side to move, and what it takes from the opponent
-    /// times a ratio.
-    fn from_formula(f: &Formula) -> CellTables {
-        let mut tables = CellTables {
-            own: [0; COMBINATIONS],
-            opp: [0; COMBINATIONS],
-            order_own: [0; COMBINATIONS],
-            order_opp: [0; COMBINATIONS],
+    /// These tables plus, cell by cell, `to` − `from` (the formula's tables at two settings).
+    fn moved_by(&self, from: &FormulaTables, to: &FormulaTables) -> CellTables {
+        let moved =
+            |base: &[i32; COMBINATIONS], from: &[f64; COMBINATIONS], to: &[f64; COMBINATIONS]| {
+                std::array::from_fn(|c| base[c] + (to[c] - from[c]).round() as i32)
+            };
+        CellTables {
+            own: moved(&self.own, &from.own, &to.own),
+            opp: moved(&self.opp, &from.opp, &to.opp),
+            order_own: moved(&self.order_own, &from.order_own, &to.order_own),
+            order_opp: moved(&self.order_opp, &from.order_opp, &to.order_opp),
+        }
+    }
+
+    /// The hand-set evaluation as a formula (how the tables were first made, and how the
+    /// ordering's still are): a cell is worth the sum of its four lines' values plus the bonus
+    /// of its class, to the opponent as is and to the side to move times a ratio, larger on the
+    /// cells of a three or more (it plays them first). The ordering's tables are the same form
+    /// with values of their own: a move scores what it makes for the side to move, and what it
+    /// takes from the opponent times a ratio. Unrounded: [`CellTables::moved_by`] takes
+    /// differences.
+    fn from_formula(f: &Formula) -> FormulaTables {
+        let mut tables = FormulaTables {
+            own: [0.0; COMBINATIONS],
+            opp: [0.0; COMBINATIONS],
+            order_own: [0.0; COMBINATIONS],
+            order_opp: [0.0; COMBINATIONS],
         };
         for c in 0..COMBINATIONS {
             let Some(codes) = pattern::combination_patterns(c) else {
@@ -194,28 +216,41 @@ impl CellTables {
             } else {
                 f.own_quiet_ratio
             };
-            tables.own[c] = (value * ratio).round() as i32;
-            tables.opp[c] = value.round() as i32;
+            tables.own[c] = value * ratio;
+            tables.opp[c] = value;
             let order = lines(&f.order_lines, ORDER_FIVE_VALUE) + bonus(f.order_bonuses);
-            tables.order_own[c] = order.round() as i32;
-            tables.order_opp[c] = (order * f.order_block_ratio).round() as i32;
+            tables.order_own[c] = order;
+            tables.order_opp[c] = order * f.order_block_ratio;
         }
         tables
     }
+}
+
+/// [`CellTables`] as the formula makes them, before rounding.
+struct FormulaTables {
+    own: [f64; COMBINATIONS],
+    opp: [f64; COMBINATIONS],
+    order_own: [f64; COMBINATIONS],
+    order_opp: [f64; COMBINATIONS],
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The ordering's tables are the formula's (`connect5 params --ordering-table` writes them);
+    /// the evaluation's are fitted (`connect5 tune`) and only moved by the formula.
     #[test]
-    fn the_formula_at_its_defaults_is_the_shipped_evaluation() {
+    fn the_ordering_formula_at_its_defaults_is_the_shipped_ordering() {
         let shipped = CellTables::shipped();
         let made = CellTables::from_formula(&Formula::of(&SearchParams::default()));
-        assert_eq!(made.own, shipped.own);
-        assert_eq!(made.opp, shipped.opp);
-        assert_eq!(made.order_own, shipped.order_own);
-        assert_eq!(made.order_opp, shipped.order_opp);
+        let rounded = |values: &[f64; COMBINATIONS]| values.map(|v| v.round() as i32);
+        assert_eq!(rounded(&made.order_own), shipped.order_own);
+        assert_eq!(rounded(&made.order_opp), shipped.order_opp);
+        assert!(std::ptr::eq(
+            CellTables::for_params(&SearchParams::default()),
+            shipped
+        ));
     }
 
     #[test]
@@ -233,6 +268,8 @@ mod tests {
         };
         for c in 0..COMBINATIONS {
             assert_eq!(tables.opp[c] != shipped.opp[c], f2(c), "combination {c}");
+            assert_eq!(tables.own[c] != shipped.own[c], f2(c), "combination {c}");
+            assert_eq!(tables.order_own[c], shipped.order_own[c], "combination {c}");
         }
         assert!(std::ptr::eq(tables, CellTables::for_params(&params)));
     }

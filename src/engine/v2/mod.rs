@@ -505,15 +505,8 @@ mod tests {
             ..EngineConfig::default()
         };
         let decision = crate::engine::think(&board, rule, &Deadline::unlimited(), &config).unwrap();
-        let mut after = board.clone();
-        after.play(decision.mv, Stone::Black).unwrap();
-        let mut searcher = searcher_of(&after);
-        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
-        let vct = searcher
-            .threats
-            .vct_root(&mut searcher.pos, &mut clock, Stone::White, 10);
-        assert_eq!(
-            vct, None,
+        assert!(
+            !white_wins_after(&board, decision.mv),
             "black played {} and white still wins",
             decision.mv
         );
@@ -539,31 +532,78 @@ mod tests {
         "...............",
     ];
 
+    /// Whether white, to move after black's `mv`, has a VCT (the check's depth).
+    fn white_wins_after(board: &Board, mv: Move) -> bool {
+        let mut after = board.clone();
+        after.play(mv, Stone::Black).unwrap();
+        let mut searcher = searcher_of(&after);
+        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+        searcher
+            .threats
+            .vct_root(&mut searcher.pos, &mut clock, Stone::White, 10)
+            .is_some()
+    }
+
     #[test]
     fn a_refuted_move_leaves_the_root_and_the_search_goes_on_without_it() {
-        let mut searcher = searcher_for(&GAME_POSITION);
-        let cell = |r, c| searcher.pos.cell_of(Move::new(r, c));
-        // A move white wins against first; the search prefers the second once it is gone.
-        let refuted = cell(7, 7);
-        let mut root = vec![(refuted, 0), (cell(5, 9), 0), (cell(6, 5), 0)];
+        let board = Board::from_rows(&GAME_POSITION).unwrap();
+        let safe = Move::new(6, 5);
         // One ply: the search itself sees no loss, only the checks do.
         let config = EngineConfig {
             max_depth: Some(1),
             ..EngineConfig::default()
         };
-        let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
-        let (_, played) = checked_search(
-            &mut searcher,
-            &mut clock,
-            Stone::Black,
-            &mut root,
-            OpponentVct::Found,
-            &config,
-        );
-        assert_eq!(searcher.pos.move_of(played), Move::new(6, 5));
+        let search = |moves: &[Move], threat: OpponentVct| {
+            let mut searcher = searcher_for(&GAME_POSITION);
+            let mut root: Vec<(usize, i32)> = moves
+                .iter()
+                .map(|&mv| (searcher.pos.cell_of(mv), 0))
+                .collect();
+            let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
+            let (_, played) = checked_search(
+                &mut searcher,
+                &mut clock,
+                Stone::Black,
+                &mut root,
+                threat,
+                &config,
+            );
+            let root: Vec<Move> = root.iter().map(|&(c, _)| searcher.pos.move_of(c)).collect();
+            (searcher.pos.move_of(played), root)
+        };
+        // The move one ply prefers among the safe one and those near the stones that are not,
+        // whatever the evaluation.
+        let others_safe = [
+            (4, 7),
+            (5, 8),
+            (7, 4),
+            (8, 5),
+            (8, 11),
+            (9, 5),
+            (9, 8),
+            (9, 12),
+            (11, 8),
+            (11, 9),
+            (12, 8),
+            (12, 10),
+        ]
+        .map(|(r, c)| Move::new(r, c));
+        let candidates: Vec<Move> = (4..13)
+            .flat_map(|r| (3..13).map(move |c| Move::new(r, c)))
+            .filter(|&mv| board.is_empty_cell(mv) && !others_safe.contains(&mv))
+            .collect();
+        let (preferred, _) = search(&candidates, OpponentVct::None);
+        assert_ne!(preferred, safe, "the premise: one ply prefers another move");
         assert!(
-            root.iter().all(|&(c, _)| c != refuted),
-            "the refuted move left the root: {root:?}"
+            white_wins_after(&board, preferred),
+            "{preferred} is refuted"
+        );
+        assert!(!white_wins_after(&board, safe));
+        let (played, root) = search(&[preferred, safe], OpponentVct::Found);
+        assert_eq!(played, safe);
+        assert!(
+            !root.contains(&preferred),
+            "the refuted move {preferred} left the root: {root:?}"
         );
     }
 }

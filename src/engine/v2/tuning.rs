@@ -138,8 +138,9 @@ impl Weights {
         Weights::of_tables(CellTables::shipped())
     }
 
-    /// The tables of the evaluation formula with `params`' `eval_*` values (the threat term as
-    /// shipped): what `connect5 params --eval-table` writes.
+    /// The tables a search with `params` evaluates with (`CellTables::for_params`: the shipped
+    /// ones moved by the formula's changed `eval_*` values; the threat term as shipped): what
+    /// `connect5 params --eval-table` writes.
     pub fn of_formula(params: &SearchParams) -> Weights {
         Weights::of_tables(CellTables::for_params(params))
     }
