@@ -172,6 +172,12 @@ fn think(
     }
     let mut root = Vec::new();
     let set = searcher.root_moves(me, &mut root);
+    // The reply to a lone stone is one of its neighbours: positions of fewer than four stones
+    // are outside the data the evaluation was fitted to, and Rapfi rates the replies two cells
+    // away that it leads to 150 to 330 worse (docs/engine.md, "session 33").
+    if searcher.pos.stones() == 1 && root.iter().any(|&(c, _)| searcher.pos.touches_a_stone(c)) {
+        root.retain(|&(c, _)| searcher.pos.touches_a_stone(c));
+    }
     if let Some((cell, score)) = forced_answer(searcher, me, &root, set) {
         return decide(searcher, clock.nodes(), cell, score, 0);
     }
@@ -605,5 +611,37 @@ mod tests {
             !root.contains(&preferred),
             "the refuted move {preferred} left the root: {root:?}"
         );
+    }
+
+    #[test]
+    fn the_reply_to_a_lone_stone_is_next_to_it() {
+        for (rows, cols, stone) in [
+            (15, 15, (7, 7)),
+            (15, 15, (0, 0)),
+            (20, 20, (9, 12)),
+            (12, 30, (6, 29)),
+        ] {
+            let mut board = Board::new(rows, cols).unwrap();
+            board
+                .play(Move::new(stone.0, stone.1), Stone::Black)
+                .unwrap();
+            let config = EngineConfig {
+                kind: EngineKind::V2,
+                max_depth: Some(6),
+                ..EngineConfig::default()
+            };
+            let decision =
+                crate::engine::think(&board, Rule::exact(5), &Deadline::unlimited(), &config)
+                    .unwrap();
+            let (dr, dc) = (
+                decision.mv.row.abs_diff(stone.0),
+                decision.mv.col.abs_diff(stone.1),
+            );
+            assert!(
+                dr.max(dc) == 1,
+                "{rows}x{cols}, lone stone at {stone:?}: replied {}",
+                decision.mv
+            );
+        }
     }
 }

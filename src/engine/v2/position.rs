@@ -202,6 +202,16 @@ impl Position {
         self.stones
     }
 
+    /// Whether one of the eight cells around the board cell `cell` holds a stone (the padding
+    /// keeps every neighbour's index inside the grid).
+    pub fn touches_a_stone(&self, cell: usize) -> bool {
+        let w = self.width;
+        [w + 1, w, w - 1, 1]
+            .into_iter()
+            .flat_map(|step| [cell - step, cell + step])
+            .any(|n| !matches!(self.cells[n], EMPTY | WALL))
+    }
+
     pub fn candidates(&self) -> &[u32] {
         &self.candidates
     }
