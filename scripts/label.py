@@ -65,6 +65,10 @@ def rows_of(size, stones):
     return "/".join("".join(row) for row in grid)
 
 
+class StartRefused(OSError):
+    """The brain cannot play this board at all: labelling with it stops."""
+
+
 class Brain:
     """One brain process, started for a board size and restarted when it dies."""
 
@@ -98,11 +102,11 @@ class Brain:
         while True:
             line = self.process.stdout.readline()
             if not line:
-                raise OSError("the brain ended before it answered START")
+                raise StartRefused("the brain ended before it answered START")
             if line.startswith("OK"):
                 return
             if line.startswith("ERROR"):
-                raise OSError(f"the brain refused START {size}: {line.strip()}")
+                raise StartRefused(f"the brain refused START {size}: {line.strip()}")
 
     def stop(self):
         if self.process is not None:
@@ -180,10 +184,10 @@ def main():
                     try:
                         score = brain.evaluate(size, stones)
                         outcome = "no score" if score is None else None
-                    except OSError as error:
-                        if "START" in str(error):
-                            failures.append(str(error))
-                            return
+                    except StartRefused as error:
+                        failures.append(str(error))
+                        return
+                    except OSError:
                         score, outcome = None, "crashed"
                     if score is not None:
                         score = round(score * args.scale)

@@ -376,10 +376,10 @@ fn params_command(args: ParamsArgs) {
     };
     if args.eval_table {
         let header = header("evaluation", "Evaluation", "--eval-table", "eval_");
-        print!("{}", Weights::of_formula(&params).to_text(&header));
+        print!("{}", Weights::of_params(&params).to_text(&header));
     } else if args.ordering_table {
         let header = header("move ordering", "Search", "--ordering-table", "order_");
-        print!("{}", OrderingWeights::of_formula(&params).to_text(&header));
+        print!("{}", OrderingWeights::of_params(&params).to_text(&header));
     } else {
         print!("{}", connect5::engine::params::table());
     }

@@ -141,7 +141,7 @@ impl Weights {
     /// The tables a search with `params` evaluates with (`CellTables::for_params`: the shipped
     /// ones moved by the formula's changed `eval_*` values; the threat term as shipped): what
     /// `connect5 params --eval-table` writes.
-    pub fn of_formula(params: &SearchParams) -> Weights {
+    pub fn of_params(params: &SearchParams) -> Weights {
         Weights::of_tables(CellTables::for_params(params))
     }
 
@@ -458,9 +458,10 @@ impl OrderingWeights {
         OrderingWeights::of_tables(CellTables::shipped())
     }
 
-    /// The tables of the ordering formula with `params`' `order_*` values: what `connect5
-    /// params --ordering-table` writes.
-    pub fn of_formula(params: &SearchParams) -> OrderingWeights {
+    /// The tables a search with `params` orders with (`CellTables::for_params`: the shipped
+    /// ones, the formula's at its defaults, moved by the changed `order_*` values): what
+    /// `connect5 params --ordering-table` writes.
+    pub fn of_params(params: &SearchParams) -> OrderingWeights {
         OrderingWeights::of_tables(CellTables::for_params(params))
     }
 
