@@ -13,13 +13,16 @@ lost to one crash.
 
 usage: scripts/label.py --brain 'COMMAND' [--cwd DIR] [--nodes N | --turn-ms MS] [--scale S]
                         [--clip C] [--jobs J] [--from-ply P] [--rule exact|freestyle]
-                        [--eval-pattern REGEX] --out FILE MATCH_JSON...
+                        [--eval-pattern REGEX] [--skip LABELS]... --out FILE MATCH_JSON...
 
 The evaluation is found with --eval-pattern (a regular expression with one group, the integer
 score), by default Rapfi's `Eval 123` or connect5's own `score +123`. The output has one line
 per position, `GAME K SCORE ROW/ROW/...` (rows of 0, N for black, B for white), the form
 `connect5 tune --save-labels` writes; GAME numbers the games across the input files, so a fit's
 held-out games stay whole. A progress line goes to stderr every 1,000 positions.
+
+--skip leaves out the positions already in a labels file (an earlier run's, stopped or over
+other games), so a long labelling can be resumed into a second file and both given to tune.
 """
 import argparse
 import json
@@ -34,9 +37,9 @@ DEFAULT_EVAL = r"(?:\bEval|\bscore) \+?(-?\d+)\b"
 MOVE_LINE = re.compile(r"^\s*\d+\s*,\s*\d+\s*$")
 
 
-def positions(files, from_ply):
-    """(game number, size, line length, stones) of every distinct position, stones black
-    first."""
+def positions(files, from_ply, labelled=frozenset()):
+    """(game number, size, line length, stones) of every distinct position not in `labelled`
+    (a set of `rows_of` strings), stones black first."""
     seen = set()
     game_number = 0
     for path in files:
@@ -55,6 +58,8 @@ def positions(files, from_ply):
                 if key in seen:
                     continue
                 seen.add(key)
+                if labelled and rows_of(size, before) in labelled:
+                    continue
                 yield game_number, size, game.get("k", 5), before
 
 
@@ -157,13 +162,24 @@ def main():
     parser.add_argument("--from-ply", type=int, default=4, help="fewest stones of a position")
     parser.add_argument("--rule", choices=["exact", "freestyle"], default="exact")
     parser.add_argument("--eval-pattern", default=DEFAULT_EVAL, type=re.compile)
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="LABELS",
+        help="a labels file whose positions are not labelled again",
+    )
     parser.add_argument("--out", required=True)
     parser.add_argument("files", nargs="+", metavar="MATCH_JSON")
     args = parser.parse_args()
 
+    labelled = set()
+    for path in args.skip:
+        with open(path) as f:
+            labelled.update(line.split()[3] for line in f if len(line.split()) == 4)
     work = queue.Queue()
     total = 0
-    for job in positions(args.files, args.from_ply):
+    for job in positions(args.files, args.from_ply, labelled):
         work.put(job)
         total += 1
     print(f"{total} positions to label", file=sys.stderr)

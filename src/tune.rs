@@ -248,15 +248,22 @@ impl Labelled {
 fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
     let Some(depth) = args.label_depth else {
         let mut labelled = Vec::new();
+        // Each file numbers its games from 1: the games of later files are numbered after the
+        // earlier files' last, so that the hold-out never pairs two unrelated games.
+        let mut games_before = 0;
         for path in &args.labels {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let mut last_game = games_before;
             for (index, line) in text.lines().enumerate() {
-                labelled.push(
-                    Labelled::from_line(line)
-                        .map_err(|e| format!("{} line {}: {e}", path.display(), index + 1))?,
-                );
+                let mut position = Labelled::from_line(line)
+                    .map_err(|e| format!("{} line {}: {e}", path.display(), index + 1))?;
+                position.game += games_before;
+                last_game = last_game.max(position.game);
+                labelled.push(position);
             }
+            // Even, so that a match's pairs of games (2k - 1, 2k) stay pairs.
+            games_before = last_game + last_game % 2;
         }
         return Ok(labelled);
     };

@@ -167,6 +167,40 @@ fn search_labels_are_saved_read_back_and_fitted_with_the_ratios_kept() {
 }
 
 #[test]
+fn the_games_of_two_labels_files_are_held_out_as_different_games() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = "0".repeat(11);
+    let rows = |first: &str| {
+        let mut rows = vec![first.to_string()];
+        rows.extend(std::iter::repeat_n(empty.clone(), 10));
+        rows.join("/")
+    };
+    // One opening's pair of games (1 and 2), as every labelling run numbers its first games.
+    let text = format!(
+        "1 5 40 {}\n2 5 -30 {}\n",
+        rows("NB000N00000"),
+        rows("NBN00B00000")
+    );
+    let (first, second) = (dir.path().join("a.labels"), dir.path().join("b.labels"));
+    std::fs::write(&first, &text).expect("write");
+    std::fs::write(&second, &text).expect("write");
+    let output = run(&[
+        "tune",
+        "--dry-run",
+        "--hold-out-every",
+        "2",
+        "--labels",
+        first.to_str().expect("utf-8"),
+        "--labels",
+        second.to_str().expect("utf-8"),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    // The second file's games follow the first's (3 and 4, the second pair): held out.
+    assert_eq!(positions_fitted(&output), 2, "{output:?}");
+    assert_eq!(count_before(&output, " held out"), 2, "{output:?}");
+}
+
+#[test]
 fn a_malformed_labels_file_is_named_with_its_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     let labels = dir.path().join("bad.labels");
