@@ -175,8 +175,14 @@ def main():
 
     labelled = set()
     for path in args.skip:
-        with open(path) as f:
-            labelled.update(line.split()[3] for line in f if len(line.split()) == 4)
+        try:
+            with open(path) as f:
+                for line in f:
+                    fields = line.split()
+                    if len(fields) == 4:
+                        labelled.add(fields[3])
+        except OSError as error:
+            parser.error(f"cannot read --skip {path}: {error.strerror}")
     work = queue.Queue()
     total = 0
     for job in positions(args.files, args.from_ply, labelled):
