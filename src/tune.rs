@@ -142,6 +142,16 @@ fn is_held_out(args: &TuneArgs, game: usize) -> bool {
     args.hold_out_every > 0 && pair.is_multiple_of(args.hold_out_every)
 }
 
+/// The held-out loss for the reports, to five places, or `none` when nothing is held out (a mean
+/// over no position would print as a loss of zero).
+fn held_out_loss(held_out: &[Sample], loss: impl Fn(&[Sample]) -> f64) -> String {
+    if held_out.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{:.5}", loss(held_out))
+    }
+}
+
 fn load(args: &TuneArgs) -> Result<Data, String> {
     let mut data = Data {
         fit: Vec::new(),
@@ -389,13 +399,15 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
     let losses = |weights: &Weights| {
         (
             tuning::loss(&data.fit, weights, scale),
-            tuning::loss(&data.held_out, weights, scale),
+            held_out_loss(&data.held_out, |held_out| {
+                tuning::loss(held_out, weights, scale)
+            }),
         )
     };
     let before = losses(&start);
     eprintln!(
         "{} games, {} positions fitted, {} held out; scale {scale:.1}, offset {offset:.0}; loss \
-         of the current tables {:.5} (held out {:.5})",
+         of the current tables {:.5} (held out {})",
         data.games,
         data.fit.len(),
         data.held_out.len(),
@@ -423,16 +435,13 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         eprintln!("epoch {epoch}: loss {loss:.5}");
     });
     let after = losses(&fitted);
-    eprintln!(
-        "fitted tables: loss {:.5} (held out {:.5})",
-        after.0, after.1
-    );
+    eprintln!("fitted tables: loss {:.5} (held out {})", after.0, after.1);
     let header = format!(
         "The learned evaluation of engine v2 (docs/engine.md, \"Learned evaluation\"), read at \
          build time by build.rs.\n\
          Written by `connect5 tune {}`\n\
          from {} games ({} positions fitted, {} held out); logistic scale {scale:.1}; the\n\
-         current tables shifted by {offset:.0}: loss {:.5} -> {:.5}, held out {:.5} -> {:.5}.",
+         current tables shifted by {offset:.0}: loss {:.5} -> {:.5}, held out {} -> {}.",
         std::env::args().skip(2).collect::<Vec<_>>().join(" "),
         data.games,
         data.fit.len(),
@@ -455,6 +464,9 @@ fn tune_comparison(args: &TuneArgs) -> Result<(), String> {
         .unwrap_or_else(|| tuning::fit_comparison_temperature(&data.fit, &start));
     let report = |weights: &Weights| {
         let (fit_loss, _) = tuning::comparison_loss(&data.fit, weights, temperature);
+        if data.held_out.is_empty() {
+            return format!("loss {fit_loss:.4} (no position held out)");
+        }
         let (held_loss, first) = tuning::comparison_loss(&data.held_out, weights, temperature);
         format!(
             "loss {fit_loss:.4} (held out {held_loss:.4}); the move played is the evaluation's \
@@ -587,11 +599,14 @@ fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
         .scale
         .unwrap_or_else(|| tuning::fit_temperature(&data.fit, &start));
     let report = |weights: &OrderingWeights| {
+        let fit_loss = tuning::ordering_loss(&data.fit, weights, temperature);
+        if data.held_out.is_empty() {
+            return format!("loss {fit_loss:.4} (no position held out)");
+        }
         let (first, top5) = tuning::ordering_hits(&data.held_out, weights, 5);
         format!(
-            "loss {:.4} (held out {:.4}); the move played is first in {:.1}% of the held-out \
+            "loss {fit_loss:.4} (held out {:.4}); the move played is first in {:.1}% of the held-out \
              positions, in the first five in {:.1}%",
-            tuning::ordering_loss(&data.fit, weights, temperature),
             tuning::ordering_loss(&data.held_out, weights, temperature),
             100.0 * first,
             100.0 * top5

@@ -198,6 +198,20 @@ fn the_games_of_two_labels_files_are_held_out_as_different_games() {
     // The second file's games follow the first's (3 and 4, the second pair): held out.
     assert_eq!(positions_fitted(&output), 2, "{output:?}");
     assert_eq!(count_before(&output, " held out"), 2, "{output:?}");
+
+    // With nothing held out, the report says so rather than a loss over no position.
+    let none_held = run(&[
+        "tune",
+        "--dry-run",
+        "--hold-out-every",
+        "0",
+        "--labels",
+        first.to_str().expect("utf-8"),
+    ]);
+    assert!(none_held.status.success(), "{none_held:?}");
+    let stderr = String::from_utf8_lossy(&none_held.stderr);
+    assert!(stderr.contains("(held out none)"), "{stderr}");
+    assert!(!stderr.contains("0.00000"), "{stderr}");
 }
 
 #[test]
@@ -251,7 +265,17 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
         winners > 0 && winners < both,
         "winners {winners}, both {both}"
     );
-    let text = short_fit(&["--comparison", "--moves-of", "b", &json], &fit);
+    let text = short_fit(
+        &[
+            "--comparison",
+            "--moves-of",
+            "b",
+            "--hold-out-every",
+            "2",
+            &json,
+        ],
+        &fit,
+    );
     assert!(
         text.contains("first choice in"),
         "the header says the fit's figures"
