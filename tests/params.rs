@@ -59,9 +59,12 @@ fn a_parameter_changes_the_search_and_its_default_changes_nothing() {
         "--param",
         "quiet_limit_slope=1",
     ]);
-    assert!(
-        narrower < shipped,
-        "pruning more searched {narrower} nodes against {shipped}"
+    // A different tree, not necessarily a smaller one: with fewer quiet moves searched a cut can
+    // come later or a re-search be needed (with session 36's tables this pruning searches more
+    // nodes at depth 5, with session 33's fewer).
+    assert_ne!(
+        narrower, shipped,
+        "pruning more searched the same {shipped} nodes: the parameters did not reach the search"
     );
 }
 
