@@ -144,11 +144,11 @@ fn is_held_out(args: &TuneArgs, game: usize) -> bool {
 
 /// The held-out loss for the reports, to five places, or `none` when nothing is held out (a mean
 /// over no position would print as a loss of zero).
-fn held_out_loss(held_out: &[Sample], loss: impl Fn(&[Sample]) -> f64) -> String {
+fn held_out_loss(held_out: &[Sample], weights: &Weights, scale: f64) -> String {
     if held_out.is_empty() {
         "none".to_string()
     } else {
-        format!("{:.5}", loss(held_out))
+        format!("{:.5}", tuning::loss(held_out, weights, scale))
     }
 }
 
@@ -399,9 +399,7 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
     let losses = |weights: &Weights| {
         (
             tuning::loss(&data.fit, weights, scale),
-            held_out_loss(&data.held_out, |held_out| {
-                tuning::loss(held_out, weights, scale)
-            }),
+            held_out_loss(&data.held_out, weights, scale),
         )
     };
     let before = losses(&start);
