@@ -1,6 +1,7 @@
 //! The `connect5` command: parses arguments and wires the library's parts together.
 
 mod bench;
+mod compare;
 mod gomocup_command;
 mod logging;
 mod match_command;
@@ -48,6 +49,9 @@ enum Command {
     Play(play::PlayArgs),
     /// Replay the games a player lost in a match's JSON summary and find where each was lost.
     Review(review::ReviewArgs),
+    /// Compare two runs of a player on the same openings (two match JSON summaries), game by
+    /// game: the difference of their scores with its error bar.
+    Compare(compare::CompareArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
     /// List the search's tunable constants (`--param NAME=VALUE`): name, default, range, meaning.
@@ -392,6 +396,7 @@ fn main() -> ExitCode {
         Command::Bench(_)
             | Command::Params(_)
             | Command::Review(_)
+            | Command::Compare(_)
             | Command::Tune(_)
             | Command::Morpion(_)
     ) {
@@ -416,6 +421,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Review(args) => review::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Morpion(args) => morpion_command::run(&args.args),
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use connect5::board::{Move, Stone};
 use connect5::engine::{think, Deadline, EngineConfig, EngineKind, WIN_THRESHOLD};
 use connect5::referee::{
-    load_summary, GameRecord, MatchSummary, Outcome, ReplayedMove, SummaryGame, Termination,
+    load_summary, GameRecord, Outcome, ReplayedMove, SummaryGame, Termination,
 };
 
 #[derive(clap::Args, Debug)]
@@ -71,7 +71,7 @@ pub fn run(args: ReviewArgs) -> ExitCode {
 fn review(args: &ReviewArgs) -> Result<(), String> {
     let summary = load_summary(&args.file)?;
     let reviewer = Reviewer {
-        player: reviewed_player(args.player.as_deref(), &summary)?,
+        player: summary.player_named(args.player.as_deref())?,
         budget: Duration::from_millis(args.time),
         config: EngineConfig {
             kind: args.engine,
@@ -101,17 +101,6 @@ fn review(args: &ReviewArgs) -> Result<(), String> {
 }
 
 /// The player `--player` names, or the first player, checked to be in the match.
-fn reviewed_player(asked: Option<&str>, summary: &MatchSummary) -> Result<String, String> {
-    let player = asked.unwrap_or(&summary.player1);
-    if player != summary.player1 && player != summary.player2 {
-        return Err(format!(
-            "no player {player:?} in this match (its players are {:?} and {:?})",
-            summary.player1, summary.player2
-        ));
-    }
-    Ok(player.to_string())
-}
-
 /// The reviewed player and the search that reviews its losses.
 struct Reviewer {
     player: String,

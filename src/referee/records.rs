@@ -10,7 +10,7 @@ use super::game::{GameRecord, Outcome, Termination};
 use crate::board::{Board, Move, Rule, Stone};
 
 /// The parts of a `connect5 match --json` summary that its readers (`connect5 review`,
-/// `connect5 tune`) use.
+/// `connect5 tune`, `connect5 compare`) use.
 #[derive(Debug, Deserialize)]
 pub struct MatchSummary {
     pub player1: String,
@@ -24,6 +24,21 @@ pub struct SummaryGame {
     pub game: usize,
     #[serde(flatten)]
     pub record: GameRecord,
+}
+
+impl MatchSummary {
+    /// The player called `asked` in this match, or its first player when none is asked; the
+    /// error names the match's players.
+    pub fn player_named(&self, asked: Option<&str>) -> Result<String, String> {
+        let player = asked.unwrap_or(&self.player1);
+        if player != self.player1 && player != self.player2 {
+            return Err(format!(
+                "no player {player:?} in this match (its players are {:?} and {:?})",
+                self.player1, self.player2
+            ));
+        }
+        Ok(player.to_string())
+    }
 }
 
 /// Reads a match summary; the error is one line naming the file.
