@@ -77,6 +77,14 @@ impl Results {
         }
     }
 
+    fn plus(self, other: Results) -> Results {
+        Results {
+            wins: self.wins + other.wins,
+            losses: self.losses + other.losses,
+            draws: self.draws + other.draws,
+        }
+    }
+
     fn games(&self) -> u32 {
         self.wins + self.losses + self.draws
     }
@@ -204,16 +212,15 @@ impl Comparison {
                 continue;
             }
             let mut sums = [0.0; 2];
-            let mut games = 0.0;
-            for colour in 0..2 {
-                for (run, slots) in [slots_a, slots_b].into_iter().enumerate() {
-                    if let Some(points) = slots[colour] {
+            for (run, slots) in [slots_a, slots_b].into_iter().enumerate() {
+                for (colour, points) in slots.into_iter().enumerate() {
+                    if let Some(points) = points {
                         comparison.results[run][colour].add(points);
                         sums[run] += points;
                     }
                 }
-                games += f64::from(u8::from(slots_a[colour].is_some()));
             }
+            let games = slots_a.iter().flatten().count() as f64;
             comparison.differences.push((sums[1] - sums[0]) / games);
         }
         comparison.only_b += b
@@ -244,10 +251,7 @@ impl Comparison {
         let mut text = String::new();
         for (label, run, results) in [("A", a, self.results[0]), ("B", b, self.results[1])] {
             let [black, white] = results;
-            let mut all = black;
-            all.wins += white.wins;
-            all.losses += white.losses;
-            all.draws += white.draws;
+            let all = black.plus(white);
             text += &format!(
                 "{label}: {} against {} ({}): {} - {} - {} ({:.1}%); as black {} - {} - {}, as \
                  white {} - {} - {}\n",
@@ -267,7 +271,7 @@ impl Comparison {
             );
         }
         let compared = self.differences.len();
-        let games = self.results[0][0].games() + self.results[0][1].games();
+        let games = self.results[0][0].plus(self.results[0][1]).games();
         text += &format!(
             "compared: {compared} openings played the same way in both runs ({games} games of \
              each); {} only in A, {} only in B\n",
