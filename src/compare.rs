@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use connect5::board::Stone;
+use connect5::referee::stats::{Tally, Z_975};
 use connect5::referee::{load_summary, GameRecord, MatchSummary, Outcome};
 
 #[derive(clap::Args, Debug)]
@@ -58,42 +59,6 @@ fn compare(args: &CompareArgs) -> Result<String, String> {
     Ok(comparison.report(&a, &b))
 }
 
-/// One colour's results, from the compared player's side.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Results {
-    wins: u32,
-    losses: u32,
-    draws: u32,
-}
-
-impl Results {
-    fn add(&mut self, points: f64) {
-        if points == 1.0 {
-            self.wins += 1;
-        } else if points == 0.0 {
-            self.losses += 1;
-        } else {
-            self.draws += 1;
-        }
-    }
-
-    fn plus(self, other: Results) -> Results {
-        Results {
-            wins: self.wins + other.wins,
-            losses: self.losses + other.losses,
-            draws: self.draws + other.draws,
-        }
-    }
-
-    fn games(&self) -> u32 {
-        self.wins + self.losses + self.draws
-    }
-
-    fn points(&self) -> f64 {
-        f64::from(self.wins) + f64::from(self.draws) / 2.0
-    }
-}
-
 /// Where a game started: the board's rows and columns, the rule's line and the opening stones.
 type Opening = (usize, usize, usize, Vec<(usize, usize)>);
 
@@ -127,7 +92,7 @@ impl Games {
             let r = &game.record;
             let opening = (r.rows, r.cols, r.k, r.opening.clone());
             let counts = seen.entry(opening.clone()).or_insert([0, 0]);
-            let key = (opening.clone(), counts[colour.index()]);
+            let key = (opening, counts[colour.index()]);
             counts[colour.index()] += 1;
             let slots = games.by_opening.entry(key.clone()).or_insert_with(|| {
                 games.order.push(key.clone());
@@ -185,13 +150,17 @@ impl Run {
     }
 }
 
+/// The index of [`Comparison::results`]' tally of both colours together.
+const BOTH_COLOURS: usize = 2;
+
 /// The openings both runs played the same way, and what B made of each beside A.
 #[derive(Debug, Default)]
 struct Comparison {
     /// Per compared opening, B's points a game there less A's.
     differences: Vec<f64>,
-    /// The compared games' results, per run and colour (black, white).
-    results: [[Results; 2]; 2],
+    /// The compared games' results from the compared player's side, per run: as black, as white,
+    /// and both together.
+    results: [[Tally; 3]; 2],
     only_a: usize,
     only_b: usize,
 }
@@ -215,7 +184,8 @@ impl Comparison {
             for (run, slots) in [slots_a, slots_b].into_iter().enumerate() {
                 for (colour, points) in slots.into_iter().enumerate() {
                     if let Some(points) = points {
-                        comparison.results[run][colour].add(points);
+                        comparison.results[run][colour].add_game(points);
+                        comparison.results[run][BOTH_COLOURS].add_game(points);
                         sums[run] += points;
                     }
                 }
@@ -244,14 +214,13 @@ impl Comparison {
             .map(|d| (d - mean).powi(2))
             .sum::<f64>()
             / (n - 1.0);
-        (mean, 1.96 * (variance / n).sqrt())
+        (mean, Z_975 * (variance / n).sqrt())
     }
 
     fn report(&self, a: &Run, b: &Run) -> String {
         let mut text = String::new();
         for (label, run, results) in [("A", a, self.results[0]), ("B", b, self.results[1])] {
-            let [black, white] = results;
-            let all = black.plus(white);
+            let [black, white, all] = results;
             text += &format!(
                 "{label}: {} against {} ({}): {} - {} - {} ({:.1}%); as black {} - {} - {}, as \
                  white {} - {} - {}\n",
@@ -261,7 +230,7 @@ impl Comparison {
                 all.wins,
                 all.losses,
                 all.draws,
-                100.0 * all.points() / f64::from(all.games().max(1)),
+                100.0 * all.score(),
                 black.wins,
                 black.losses,
                 black.draws,
@@ -271,7 +240,7 @@ impl Comparison {
             );
         }
         let compared = self.differences.len();
-        let games = self.results[0][0].plus(self.results[0][1]).games();
+        let games = self.results[0][BOTH_COLOURS].games();
         text += &format!(
             "compared: {compared} openings played the same way in both runs ({games} games of \
              each); {} only in A, {} only in B\n",
@@ -321,17 +290,17 @@ mod tests {
         assert_eq!(comparison.differences, vec![0.0, 0.75]);
         assert_eq!((comparison.only_a, comparison.only_b), (1, 1));
         assert_eq!(
-            comparison.results[1][1],
-            Results {
-                wins: 0,
-                losses: 1,
-                draws: 1
-            }
+            (
+                comparison.results[1][1].wins,
+                comparison.results[1][1].losses,
+                comparison.results[1][1].draws
+            ),
+            (0, 1, 1)
         );
         let (mean, margin) = comparison.mean_and_margin();
         assert!((mean - 0.375).abs() < 1e-12);
         // sd of (0, 0.75) is 0.75 / sqrt(2); the margin 1.96 sd / sqrt(2).
-        assert!((margin - 1.96 * 0.375).abs() < 1e-12);
+        assert!((margin - Z_975 * 0.375).abs() < 1e-12);
     }
 
     #[test]

@@ -241,11 +241,7 @@ impl Reporter {
     /// Takes a finished game; returns whether the SPRT (if any) has now concluded.
     pub fn add(&mut self, finished: Finished) -> bool {
         let points = first_points(&finished);
-        match points {
-            p if p > 0.75 => self.tally.wins += 1,
-            p if p < 0.25 => self.tally.losses += 1,
-            _ => self.tally.draws += 1,
-        }
+        self.tally.add_game(points);
         if let Some(pair) = self.colours.pair(finished.index) {
             match self.half_pairs.remove(&pair) {
                 Some(other) => self.tally.add_pair(other, points),

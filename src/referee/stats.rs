@@ -62,6 +62,15 @@ impl Tally {
         likelihood_of_superiority(self.wins, self.losses)
     }
 
+    /// Adds one finished game, given the first player's points in it (0, ½, 1).
+    pub fn add_game(&mut self, points: f64) {
+        match points {
+            p if p > 0.75 => self.wins += 1,
+            p if p < 0.25 => self.losses += 1,
+            _ => self.draws += 1,
+        }
+    }
+
     /// Adds one finished pair, given the first player's points in each of its games (0, ½, 1).
     pub fn add_pair(&mut self, first: f64, second: f64) {
         let half_points = ((first + second) * 2.0).round().clamp(0.0, 4.0) as usize;
@@ -85,8 +94,9 @@ pub fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// Two-sided 97.5% quantile of the standard normal distribution.
-const Z_975: f64 = 1.959_963_984_540_054;
+/// Two-sided 97.5% quantile of the standard normal distribution: a 95% interval is this many
+/// standard deviations either side.
+pub const Z_975: f64 = 1.959_963_984_540_054;
 
 /// Half-width of the 95% confidence interval of the Elo difference (trinomial model).
 pub fn error_margin(wins: u64, losses: u64, draws: u64) -> f64 {
