@@ -304,8 +304,11 @@ fn check_move(
 /// The main search when the opponent may have a VCT: the chosen move is checked against it; a
 /// refuted move leaves the root moves and the same depth is searched again without it; a safe
 /// one is kept while the search goes on deeper with the time left, and is played unless the
-/// search's last choice is safe too (or the search found a forced result). Returns the search's
-/// last result and the move to play. Without a threat the search has the whole time.
+/// search's last choice is safe too (or the search found a forced result). When the moves left
+/// are all proved lost, the first refuted move is played instead: the search did not see its
+/// loss, so the opponent has a longer win to find there than the one the search proved.
+/// Returns the search's last result and the move to play. Without a threat the search has the
+/// whole time.
 fn checked_search(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
@@ -324,6 +327,7 @@ fn checked_search(
     let mut from = RootResult::before_search(root);
     let mut share = search_share;
     let mut verified = None;
+    let mut first_refuted = None;
     let mut checks = 0;
     loop {
         let mut part = clock.part(clock.deadline().share(share), None);
@@ -336,7 +340,11 @@ fn checked_search(
         );
         clock.rejoin(part);
         if threat == OpponentVct::None || is_mate(result.score) {
-            return (result, result.cell);
+            let lost = result.score < 0 && verified.is_none();
+            return (
+                result,
+                first_refuted.filter(|_| lost).unwrap_or(result.cell),
+            );
         }
         if clock.stopped() || verified == Some(result.cell) || checks == SAFETY_CHECKS {
             return (result, verified.unwrap_or(result.cell));
@@ -350,6 +358,7 @@ fn checked_search(
                 share = 1.0;
             }
             OpponentVct::Found => {
+                first_refuted.get_or_insert(result.cell);
                 root.retain(|&(cell, _)| cell != result.cell);
                 if root.len() < 2 {
                     let cell = root.first().map_or(result.cell, |&(cell, _)| cell);

@@ -322,12 +322,12 @@ impl Searcher {
     }
 
     /// Static evaluation with a VCF probe: a leaf where the side to move has a VCF is a win.
-    /// The probe needs a four-three or more than the two four cells of a single broken three:
-    /// a lone broken three almost never starts a VCF (3 in 3,469 such leaves of a measured
-    /// search) while its probes made most of the search's nodes.
+    /// The probe needs a four-three: a lone broken three almost never starts a VCF (3 in 3,469
+    /// such leaves of a measured search), and probing every leaf with three or more four cells
+    /// (session 2's rule) cost more than its wins gave: without those probes the engine scored
+    /// +50.7 ± 34.5 Elo head to head (docs/engine.md, "session 46").
     fn leaf(&mut self, clock: &mut SearchClock, me: Stone, ply: usize) -> i32 {
-        if self.pos.count(me, Class::FourThree) > 0 || self.pos.count_at_least(me, Class::Four) > 2
-        {
+        if self.pos.count(me, Class::FourThree) > 0 {
             let plies = self
                 .threats
                 .vcf(&mut self.pos, clock, me, LEAF_VCF_DEPTH, ply);
