@@ -340,10 +340,11 @@ fn checked_search(
         );
         clock.rejoin(part);
         if threat == OpponentVct::None || is_mate(result.score) {
-            let lost = result.score < 0 && verified.is_none();
+            // Only a checked search has refuted moves; its branch here means a proved result.
+            let proved_lost = is_mate(result.score) && result.score < 0 && verified.is_none();
             return (
                 result,
-                first_refuted.filter(|_| lost).unwrap_or(result.cell),
+                first_refuted.filter(|_| proved_lost).unwrap_or(result.cell),
             );
         }
         if clock.stopped() || verified == Some(result.cell) || checks == SAFETY_CHECKS {
