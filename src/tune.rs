@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use connect5::board::{Board, Move, Rule, Stone};
 use connect5::engine::is_mate;
 use connect5::engine::tuning::{
-    self, comparison_sample, eval_features, ordering_sample, FitSettings, OrderingWeights, Sample,
-    Weights,
+    self, comparison_sample, eval_features, ordering_sample, FitSettings, OrderingSample,
+    OrderingWeights, Sample, Weights,
 };
 use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
 
@@ -20,12 +20,21 @@ pub struct TuneArgs {
     #[arg(value_name = "MATCH_JSON", required_unless_present = "labels")]
     files: Vec<PathBuf>,
     /// Label the games' positions with the score of a search of this many plies instead of
-    /// their game's result (the evaluation is fitted to what the search sees from them).
-    #[arg(long, value_name = "PLIES", conflicts_with = "ordering")]
+    /// their game's result (the evaluation is fitted to what the search sees from them); with
+    /// --ordering, with the move that search plays instead of the move of the game.
+    #[arg(long, value_name = "PLIES", conflicts_with = "comparison")]
     label_depth: Option<u32>,
     /// With --label-depth: label one position in this many of each game.
     #[arg(long, value_name = "N", default_value_t = 4, requires = "label_depth")]
     label_every: usize,
+    /// With --label-depth: label, instead of the games' positions, positions of the trees of
+    /// searches of this many plies rooted at them (where the search orders its moves: at
+    /// nodes with no threat to answer and two plies or more to go, as often as it visits them).
+    #[arg(long, value_name = "PLIES", requires = "label_depth")]
+    tree_depth: Option<u32>,
+    /// With --tree-depth: one node in this many of each tree.
+    #[arg(long, value_name = "N", default_value_t = 50, requires = "tree_depth")]
+    tree_every: u64,
     /// With --label-depth: searches run at once (one thread each).
     #[arg(long, default_value_t = 2, requires = "label_depth")]
     jobs: usize,
@@ -33,8 +42,9 @@ pub struct TuneArgs {
     /// --labels, so that fits of other settings need not search again).
     #[arg(long, value_name = "FILE", requires = "label_depth")]
     save_labels: Option<PathBuf>,
-    /// Labelled positions written by --save-labels, fitted instead of game results.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["ordering", "label_depth", "files"])]
+    /// Labelled positions written by --save-labels, fitted instead of game results (with
+    /// --ordering, a file of moves written by `--ordering --save-labels`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["comparison", "label_depth", "files"])]
     labels: Vec<PathBuf>,
     /// Fit the move-ordering tables to the moves played instead of the evaluation to the results.
     #[arg(long)]
@@ -208,54 +218,113 @@ fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample
 /// expectation, the range where the shipped tables' middle-game scores lie.
 const LABEL_SCALE: f64 = 400.0;
 
-/// A position labelled with a search's score for its side to move; `game` numbers the game it
-/// came from (the hold-out keeps a game's positions together).
-struct Labelled {
+/// What a search says of a position for a fit: its score (the evaluation's fit) or the move it
+/// plays (the move ordering's), one field of a labels file.
+trait Label: Sized + Send {
+    /// The label of `board`'s side to move from a search of `depth` plies; `None` where the
+    /// search's rules decide the position without the evaluation.
+    fn search(board: &Board, rule: Rule, depth: u32) -> Option<Self>;
+    fn to_field(&self) -> String;
+    fn from_field(text: &str) -> Result<Self, String>;
+    /// Whether the label can be `board`'s.
+    fn check(&self, _board: &Board) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+impl Label for i32 {
+    fn search(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
+        tuning::search_label(board, rule, depth)
+    }
+
+    fn to_field(&self) -> String {
+        self.to_string()
+    }
+
+    fn from_field(text: &str) -> Result<i32, String> {
+        text.parse()
+            .map_err(|_| format!("score {text:?} is not a number in range"))
+    }
+}
+
+impl Label for Move {
+    fn search(board: &Board, rule: Rule, depth: u32) -> Option<Move> {
+        tuning::search_move(board, rule, depth)
+    }
+
+    fn to_field(&self) -> String {
+        format!("{},{}", self.row, self.col)
+    }
+
+    fn from_field(text: &str) -> Result<Move, String> {
+        let bad = || format!("move {text:?} is not ROW,COL");
+        let (row, col) = text.split_once(',').ok_or_else(bad)?;
+        Ok(Move::new(
+            row.parse().map_err(|_| bad())?,
+            col.parse().map_err(|_| bad())?,
+        ))
+    }
+
+    fn check(&self, board: &Board) -> Result<(), String> {
+        if board.is_empty_cell(*self) {
+            Ok(())
+        } else {
+            Err(format!(
+                "move {} is not an empty cell of the board",
+                self.to_field()
+            ))
+        }
+    }
+}
+
+/// A position labelled by a search for its side to move; `game` numbers the game it came from
+/// (the hold-out keeps a game's positions together).
+struct Labelled<T> {
     game: usize,
     rule: Rule,
     board: Board,
-    score: i32,
+    label: T,
 }
 
-impl Labelled {
-    /// One line of a labels file: `GAME K SCORE ROW/ROW/...`.
+impl<T: Label> Labelled<T> {
+    /// One line of a labels file: `GAME K LABEL ROW/ROW/...`.
     fn to_line(&self) -> String {
         format!(
             "{} {} {} {}",
             self.game,
             self.rule.k,
-            self.score,
+            self.label.to_field(),
             self.board.to_rows().join("/")
         )
     }
 
-    fn from_line(line: &str) -> Result<Labelled, String> {
+    fn from_line(line: &str) -> Result<Labelled<T>, String> {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let [game, k, score, rows] = fields[..] else {
-            return Err(format!("expected GAME K SCORE ROWS, found {line:?}"));
+        let [game, k, label, rows] = fields[..] else {
+            return Err(format!("expected GAME K LABEL ROWS, found {line:?}"));
         };
         let number = |text: &str, what: &str| {
-            text.parse::<i64>()
-                .map_err(|_| format!("{what} {text:?} is not a number"))
+            text.parse::<usize>()
+                .map_err(|_| format!("{what} {text:?} is not a number in range"))
         };
         let board = Board::from_rows(&rows.split('/').collect::<Vec<_>>())?;
-        let k = usize::try_from(number(k, "line length")?)
-            .map_err(|_| format!("line length {k} out of range"))?;
+        let k = number(k, "line length")?;
         let rule = Rule::for_board_with_k(board.rows(), board.cols(), Some(k))
             .map_err(|longest| format!("line length {k} out of range (1 to {longest})"))?;
+        let label = T::from_field(label)?;
+        label.check(&board)?;
         Ok(Labelled {
-            game: usize::try_from(number(game, "game")?)
-                .map_err(|_| format!("game {game} out of range"))?,
+            game: number(game, "game")?,
             rule,
             board,
-            score: i32::try_from(number(score, "score")?)
-                .map_err(|_| format!("score {score} out of range"))?,
+            label,
         })
     }
 }
 
-/// The labelled positions: read from --labels files, or sampled from the games and searched.
-fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
+/// The labelled positions: read from --labels files, or sampled from the games (or from the
+/// trees of searches rooted at them, with --tree-depth) and searched.
+fn labelled_positions<T: Label>(args: &TuneArgs) -> Result<Vec<Labelled<T>>, String> {
     let Some(depth) = args.label_depth else {
         let mut labelled = Vec::new();
         // Each file numbers its games from 1: the games of later files are numbered after the
@@ -266,7 +335,7 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let mut last_game = games_before;
             for (index, line) in text.lines().enumerate() {
-                let mut position = Labelled::from_line(line)
+                let mut position = Labelled::<T>::from_line(line)
                     .map_err(|e| format!("{} line {}: {e}", path.display(), index + 1))?;
                 position.game += games_before;
                 last_game = last_game.max(position.game);
@@ -278,7 +347,7 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
         return Ok(labelled);
     };
     let every = args.label_every.max(1);
-    let mut positions = Vec::new();
+    let mut roots = Vec::new();
     let mut games = 0;
     for path in &args.files {
         let summary = load_summary(path)?;
@@ -288,7 +357,7 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
             games += 1;
             let replayed = game.record.replay().map_err(context)?;
             // A different phase in each game, so every ply is sampled somewhere.
-            positions.extend(
+            roots.extend(
                 replayed
                     .into_iter()
                     .filter(|m| (m.ply + games) % every == 0)
@@ -296,31 +365,44 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
             );
         }
     }
-    let total = positions.len();
-    eprintln!("{games} games: labelling {total} positions by searches of depth {depth}");
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let label = |(game, rule, board): &(usize, Rule, Board)| {
-        tuning::search_label(board, *rule, depth).map(|score| Labelled {
-            game: *game,
-            rule: *rule,
-            board: board.clone(),
-            score,
-        })
+    let total = roots.len();
+    match args.tree_depth {
+        Some(tree_depth) => eprintln!(
+            "{games} games: labelling by searches of depth {depth} one in {} of the tree nodes              of searches of depth {tree_depth} from {total} positions",
+            args.tree_every
+        ),
+        None => eprintln!("{games} games: labelling {total} positions by searches of depth {depth}"),
+    }
+    let positions_of = |rule: Rule, board: &Board| match args.tree_depth {
+        Some(tree_depth) => tuning::search_tree_positions(board, rule, tree_depth, args.tree_every),
+        None => vec![board.clone()],
     };
-    let mut labelled: Vec<(usize, Labelled)> = std::thread::scope(|scope| {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut labelled: Vec<(usize, Vec<Labelled<T>>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..args.jobs.max(1))
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(position) = positions.get(i) else {
+                        let Some((game, rule, root)) = roots.get(i) else {
                             return done;
                         };
                         if (i + 1).is_multiple_of(1000) {
                             eprintln!("labelled {} of {total}", i + 1);
                         }
-                        done.extend(label(position).map(|l| (i, l)));
+                        let found = positions_of(*rule, root)
+                            .into_iter()
+                            .filter_map(|board| {
+                                T::search(&board, *rule, depth).map(|label| Labelled {
+                                    game: *game,
+                                    rule: *rule,
+                                    board,
+                                    label,
+                                })
+                            })
+                            .collect();
+                        done.push((i, found));
                     }
                 })
             })
@@ -331,7 +413,7 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
             .collect()
     });
     labelled.sort_unstable_by_key(|&(i, _)| i);
-    let labelled: Vec<Labelled> = labelled.into_iter().map(|(_, l)| l).collect();
+    let labelled: Vec<Labelled<T>> = labelled.into_iter().flat_map(|(_, l)| l).collect();
     if let Some(path) = &args.save_labels {
         let text: String = labelled.iter().map(|l| l.to_line() + "\n").collect();
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -348,7 +430,7 @@ fn labelled_positions(args: &TuneArgs) -> Result<Vec<Labelled>, String> {
 /// under the fit's logistic scale.
 fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
     let scale = args.scale.unwrap_or(LABEL_SCALE);
-    let labelled = labelled_positions(args)?;
+    let labelled = labelled_positions::<i32>(args)?;
     let mut data = Data {
         fit: Vec::new(),
         held_out: Vec::new(),
@@ -361,7 +443,7 @@ fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
             last_game = Some(position.game);
         }
         // A proven win or loss is the threat searches' to find, not the evaluation's to predict.
-        if is_mate(position.score) {
+        if is_mate(position.label) {
             continue;
         }
         let Some(features) = eval_features(&position.board, position.rule, args.quiet) else {
@@ -369,7 +451,7 @@ fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
         };
         let sample = Sample {
             features,
-            result: tuning::sigmoid(f64::from(position.score) / scale),
+            result: tuning::sigmoid(f64::from(position.label) / scale),
         };
         data.add(args, position.game, [sample]);
     }
@@ -590,8 +672,40 @@ fn load_moves<T>(
     Ok(data)
 }
 
+/// The ordering samples of positions labelled with a search's move (--label-depth or --labels).
+fn load_searched_moves(args: &TuneArgs) -> Result<MoveData<OrderingSample>, String> {
+    let mut data = MoveData {
+        fit: Vec::new(),
+        held_out: Vec::new(),
+        games: 0,
+    };
+    let mut last_game = None;
+    for position in labelled_positions::<Move>(args)? {
+        if last_game != Some(position.game) {
+            data.games += 1;
+            last_game = Some(position.game);
+        }
+        let Some(sample) = ordering_sample(&position.board, position.rule, position.label) else {
+            continue;
+        };
+        if is_held_out(args, position.game) {
+            data.held_out.push(sample);
+        } else {
+            data.fit.push(sample);
+        }
+    }
+    if data.fit.is_empty() {
+        return Err("no labelled position to fit".into());
+    }
+    Ok(data)
+}
+
 fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
-    let data = load_moves(args, ordering_sample)?;
+    let data = if args.label_depth.is_some() || !args.labels.is_empty() {
+        load_searched_moves(args)?
+    } else {
+        load_moves(args, ordering_sample)?
+    };
     let start = OrderingWeights::current();
     let temperature = args
         .scale
@@ -622,15 +736,11 @@ fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
     let after = report(&fitted);
     eprintln!("fitted tables: {after}");
     let header = format!(
-        "The move-ordering tables of engine v2 (docs/engine.md, \"Learned move ordering\"), read at\n\
-         build time by build.rs. Written by `connect5 tune {}`\n\
+        "The move-ordering tables of engine v2 (docs/engine.md, \"Issue 13, session 48\"), read\n\
+         at build time by build.rs. Written by `connect5 tune {}`\n\
          from {} games ({} positions fitted, {} held out); softmax temperature {temperature:.1}.\n\
          Before: {before}.\n\
-         After: {after}.\n\
-         \n\
-         combination INDEX P1 P2 P3 P4 own OWN opp OPP: a candidate cell where the side to move's\n\
-         four directional patterns make combination P1..P4 (weakest first) scores OWN; where the\n\
-         opponent's do, OPP. A move's ordering score is the sum (plus the search's history).",
+         After: {after}.",
         std::env::args().skip(2).collect::<Vec<_>>().join(" "),
         data.games,
         data.fit.len(),

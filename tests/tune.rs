@@ -324,3 +324,113 @@ fn the_held_out_games_are_whole_pairs_so_a_player_is_measured_with_both_colours(
         );
     }
 }
+
+/// The combination values of the shipped move-ordering tables.
+fn shipped_ordering_values() -> Vec<(i64, i64)> {
+    combination_values(include_str!("../src/engine/v2/ordering_weights.txt"))
+}
+
+/// The boards of a labels file (its last field).
+fn labelled_boards(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.split_whitespace().last().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_ordering_learns_the_moves_searches_play_in_positions_of_their_trees() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (json, roots, trees, fit) = (
+        path("games.json"),
+        path("roots.moves"),
+        path("trees.moves"),
+        path("fit.txt"),
+    );
+    play_games(&json, "4", "11");
+    let label = |out: &str, tree: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "--ordering",
+            "--dry-run",
+            "--label-depth",
+            "2",
+            "--label-every",
+            "1",
+            "--save-labels",
+            out,
+        ];
+        args.extend_from_slice(tree);
+        args.push(&json);
+        let labelled = run(&args);
+        assert!(labelled.status.success(), "{labelled:?}");
+        let text = std::fs::read_to_string(out).expect("the labels were written");
+        assert!(text.lines().count() > 0, "no position labelled");
+        (labelled, text)
+    };
+    let (_, game_positions) = label(&roots, &[]);
+    let (labelled, tree_positions) = label(&trees, &["--tree-depth", "4", "--tree-every", "7"]);
+    for line in tree_positions.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 4, "GAME K MOVE ROWS: {line}");
+        let (row, col) = fields[2].split_once(',').expect("ROW,COL");
+        let (row, col): (usize, usize) = (row.parse().expect("row"), col.parse().expect("col"));
+        let rows: Vec<&str> = fields[3].split('/').collect();
+        assert_eq!(rows.len(), 11, "11 rows: {line}");
+        assert_eq!(
+            rows[row].as_bytes()[col],
+            b'0',
+            "the search's move is an empty cell: {line}"
+        );
+    }
+    let in_games = labelled_boards(&game_positions);
+    assert!(
+        labelled_boards(&tree_positions)
+            .iter()
+            .any(|board| !in_games.contains(board)),
+        "the trees reach positions the games did not"
+    );
+
+    let reread = run(&["tune", "--ordering", "--dry-run", "--labels", &trees]);
+    assert!(reread.status.success(), "{reread:?}");
+    assert_eq!(positions_fitted(&reread), positions_fitted(&labelled));
+    let fitted = run(&[
+        "tune",
+        "--ordering",
+        "--labels",
+        &trees,
+        "--epochs",
+        "30",
+        "--learning-rate",
+        "5",
+        "--out",
+        &fit,
+    ]);
+    assert!(fitted.status.success(), "{fitted:?}");
+    let new = combination_values(&std::fs::read_to_string(&fit).expect("the fit wrote"));
+    let shipped = shipped_ordering_values();
+    assert_eq!(new.len(), shipped.len());
+    assert_ne!(new, shipped, "30 steps of 5 moved no value");
+}
+
+#[test]
+fn a_labelled_move_on_a_stone_is_named_with_its_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let moves = dir.path().join("bad.moves");
+    let empty = "00000/00000/00N00/00000/00000";
+    std::fs::write(&moves, format!("1 5 0,0 {empty}\n2 5 2,2 {empty}\n")).expect("write");
+    let read = run(&[
+        "tune",
+        "--ordering",
+        "--dry-run",
+        "--labels",
+        moves.to_str().expect("utf-8"),
+    ]);
+    assert!(!read.status.success());
+    let stderr = String::from_utf8_lossy(&read.stderr);
+    assert!(
+        stderr.contains("line 2") && stderr.contains("move 2,2 is not an empty cell"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+}

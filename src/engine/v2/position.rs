@@ -167,6 +167,24 @@ impl Position {
         pos
     }
 
+    /// The stones as a [`Board`] (`None` only for dimensions no board has, which a position
+    /// made from a board never has).
+    pub fn to_board(&self) -> Option<Board> {
+        let mut board = Board::new(self.rows, self.cols).ok()?;
+        for row in 0..self.rows {
+            for col in 0..self.cols {
+                let mv = Move::new(row, col);
+                let stone = match self.cells[self.cell_of(mv)] {
+                    EMPTY => None,
+                    code if code == stone_code(Stone::Black) => Some(Stone::Black),
+                    _ => Some(Stone::White),
+                };
+                board.set(mv, stone).ok()?;
+            }
+        }
+        Some(board)
+    }
+
     pub fn cell_of(&self, mv: Move) -> usize {
         (mv.row + PAD) * self.width + mv.col + PAD
     }

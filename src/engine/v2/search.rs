@@ -41,6 +41,34 @@ pub struct Searcher {
     /// Whether the move searched at each ply made an open three or better for its player: the
     /// node two plies down reads it to tell an attack going on from a new threat.
     attacking: Vec<bool>,
+    /// Positions of the tree kept for a fit of the move ordering (none in play).
+    pub tree_sample: Option<TreeSample>,
+}
+
+/// One in `every` of the nodes a search chooses among all its moves at, with two plies or more
+/// to go: the positions whose move ordering shapes the tree (`connect5 tune --ordering
+/// --tree-depth`), kept as often as the search visits them.
+pub struct TreeSample {
+    every: u64,
+    seen: u64,
+    pub boards: Vec<crate::board::Board>,
+}
+
+impl TreeSample {
+    pub fn every(every: u64) -> TreeSample {
+        TreeSample {
+            every: every.max(1),
+            seen: 0,
+            boards: Vec::new(),
+        }
+    }
+
+    fn visit(&mut self, pos: &Position) {
+        self.seen += 1;
+        if self.seen.is_multiple_of(self.every) {
+            self.boards.extend(pos.to_board());
+        }
+    }
 }
 
 /// The tunable constants ([`SearchParams`]) as the search reads them, whole numbers rounded.
@@ -295,6 +323,7 @@ impl Searcher {
             move_lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             threats: ThreatSearch::new(MAX_PLY + 64),
             attacking: vec![false; MAX_PLY + 1],
+            tree_sample: None,
         }
     }
 
@@ -377,6 +406,11 @@ impl Searcher {
             self.move_lists[ply] = list;
             // No four and no defence: the opponent's open four comes next, then its five.
             return mated_in(ply as i32 + 4);
+        }
+        if let Some(sample) = &mut self.tree_sample {
+            if set == MoveSet::All && depth >= 2 && list.len() >= 2 {
+                sample.visit(&self.pos);
+            }
         }
         self.score_for_order(&mut list, entry.and_then(|entry| entry.mv), ply);
         // The singular test walks the whole list in order.

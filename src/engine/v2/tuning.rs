@@ -19,7 +19,7 @@ use super::learned::THREAT;
 use super::movegen::table_order_score;
 use super::pattern::{self, Class, Pattern, COMBINATIONS};
 use super::position::Position;
-use super::search::{RootResult, Searcher, CHECK_EVERY};
+use super::search::{RootResult, Searcher, TreeSample, CHECK_EVERY};
 use crate::board::{Board, Move, Rule, Stone};
 use crate::engine::params::SearchParams;
 use crate::engine::time::{Deadline, SearchClock};
@@ -96,25 +96,56 @@ fn undecided_position(board: &Board, rule: Rule) -> Option<(Position, Stone)> {
 /// a few megabytes, and labelling runs thousands of them.
 const LABEL_TABLE_BYTES: usize = 4 << 20;
 
-/// The score a main search of `depth` plies gives the side to move of `board` (the root's threat
-/// searches and safety check left out: a label is what the search's leaves see from this
-/// position, in the evaluation's units; a found win is a mate score). `None` where
+/// A main search of `depth` plies for the side to move of `board` (the root's threat searches
+/// and safety check left out: what the search itself sees from this position), with the
+/// positions of its tree sampled one node in `tree_every` where given. `None` where
 /// [`eval_features`] has none. Deterministic: no clock, a fresh table.
-pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
+fn fixed_depth_search(
+    board: &Board,
+    rule: Rule,
+    depth: u32,
+    tree_every: Option<u64>,
+) -> Option<(RootResult, Move, Vec<Board>)> {
     let (pos, me) = undecided_position(board, rule)?;
     let mut searcher = Searcher::new(pos, Tt::new(LABEL_TABLE_BYTES), &SearchParams::default());
+    searcher.tree_sample = tree_every.map(TreeSample::every);
     let mut root = Vec::new();
     searcher.root_moves(me, &mut root);
     if root.is_empty() {
         return None;
     }
+    if tree_every.is_some() && root.len() == 1 {
+        // A forced move (a block): the tree below it is its reply's, which the game roots next.
+        let result = RootResult::before_search(&root);
+        return Some((result, searcher.pos.move_of(result.cell), Vec::new()));
+    }
     let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
     let from = (RootResult::before_search(&root), depth);
-    Some(
-        searcher
-            .iterate(&mut clock, me, &mut root, from, None)
-            .score,
-    )
+    let result = searcher.iterate(&mut clock, me, &mut root, from, None);
+    let tree = searcher
+        .tree_sample
+        .take()
+        .map_or_else(Vec::new, |sample| sample.boards);
+    Some((result, searcher.pos.move_of(result.cell), tree))
+}
+
+/// The score a main search of `depth` plies gives the side to move of `board`: a label of the
+/// evaluation's fit, in its units (a found win is a mate score).
+pub fn search_label(board: &Board, rule: Rule, depth: u32) -> Option<i32> {
+    fixed_depth_search(board, rule, depth, None).map(|(result, _, _)| result.score)
+}
+
+/// The move a main search of `depth` plies plays for the side to move of `board`: a label of
+/// the move ordering's fit.
+pub fn search_move(board: &Board, rule: Rule, depth: u32) -> Option<Move> {
+    fixed_depth_search(board, rule, depth, None).map(|(_, mv, _)| mv)
+}
+
+/// Positions where a search needs its move ordering: one in `every` of the nodes of a main
+/// search of `depth` plies from `board` that choose among all their moves (no threat to
+/// answer) with two plies or more to go, as often as the search visits them.
+pub fn search_tree_positions(board: &Board, rule: Rule, depth: u32, every: u64) -> Vec<Board> {
+    fixed_depth_search(board, rule, depth, Some(every)).map_or_else(Vec::new, |(_, _, tree)| tree)
 }
 
 /// A position and the result of its game for the side to move (1 won, 0.5 drawn, 0 lost).
