@@ -368,10 +368,13 @@ fn labelled_positions<T: Label>(args: &TuneArgs) -> Result<Vec<Labelled<T>>, Str
     let total = roots.len();
     match args.tree_depth {
         Some(tree_depth) => eprintln!(
-            "{games} games: labelling by searches of depth {depth} one in {} of the tree nodes              of searches of depth {tree_depth} from {total} positions",
+            "{games} games: labelling by searches of depth {depth} one in {} of the nodes of \
+             searches of depth {tree_depth} from {total} positions",
             args.tree_every
         ),
-        None => eprintln!("{games} games: labelling {total} positions by searches of depth {depth}"),
+        None => {
+            eprintln!("{games} games: labelling {total} positions by searches of depth {depth}")
+        }
     }
     let positions_of = |rule: Rule, board: &Board| match args.tree_depth {
         Some(tree_depth) => tuning::search_tree_positions(board, rule, tree_depth, args.tree_every),
@@ -389,7 +392,7 @@ fn labelled_positions<T: Label>(args: &TuneArgs) -> Result<Vec<Labelled<T>>, Str
                             return done;
                         };
                         if (i + 1).is_multiple_of(1000) {
-                            eprintln!("labelled {} of {total}", i + 1);
+                            eprintln!("{} of {total} positions done", i + 1);
                         }
                         let found = positions_of(*rule, root)
                             .into_iter()
