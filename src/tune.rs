@@ -124,16 +124,25 @@ pub fn run(args: TuneArgs) -> ExitCode {
     }
 }
 
-/// The samples of the fit and of the held-out check, and how many games gave them.
-struct Data {
-    fit: Vec<Sample>,
-    held_out: Vec<Sample>,
+/// The samples of the fit and of the held-out check (evaluation samples, or a move fit's), and
+/// how many games gave them.
+struct Data<T = Sample> {
+    fit: Vec<T>,
+    held_out: Vec<T>,
     games: usize,
 }
 
-impl Data {
+impl<T> Data<T> {
+    fn new() -> Data<T> {
+        Data {
+            fit: Vec::new(),
+            held_out: Vec::new(),
+            games: 0,
+        }
+    }
+
     /// The samples of the game numbered `game` in its match.
-    fn add(&mut self, args: &TuneArgs, game: usize, samples: impl IntoIterator<Item = Sample>) {
+    fn add(&mut self, args: &TuneArgs, game: usize, samples: impl IntoIterator<Item = T>) {
         if is_held_out(args, game) {
             self.held_out.extend(samples);
         } else {
@@ -163,11 +172,7 @@ fn held_out_loss(held_out: &[Sample], weights: &Weights, scale: f64) -> String {
 }
 
 fn load(args: &TuneArgs) -> Result<Data, String> {
-    let mut data = Data {
-        fit: Vec::new(),
-        held_out: Vec::new(),
-        games: 0,
-    };
+    let mut data = Data::new();
     for path in &args.files {
         let summary = load_summary(path)?;
         for game in &summary.games {
@@ -433,30 +438,33 @@ fn labelled_positions<T: Label>(args: &TuneArgs) -> Result<Vec<Labelled<T>>, Str
 /// under the fit's logistic scale.
 fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
     let scale = args.scale.unwrap_or(LABEL_SCALE);
-    let labelled = labelled_positions::<i32>(args)?;
-    let mut data = Data {
-        fit: Vec::new(),
-        held_out: Vec::new(),
-        games: 0,
-    };
+    labelled_samples(args, |position: &Labelled<i32>| {
+        // A proven win or loss is the threat searches' to find, not the evaluation's to predict.
+        if is_mate(position.label) {
+            return None;
+        }
+        let features = eval_features(&position.board, position.rule, args.quiet)?;
+        Some(Sample {
+            features,
+            result: tuning::sigmoid(f64::from(position.label) / scale),
+        })
+    })
+}
+
+/// The samples `sample` makes of the labelled positions (those it makes one of), each game's
+/// held out or fitted together.
+fn labelled_samples<L: Label, T>(
+    args: &TuneArgs,
+    sample: impl Fn(&Labelled<L>) -> Option<T>,
+) -> Result<Data<T>, String> {
+    let mut data = Data::new();
     let mut last_game = None;
-    for position in labelled {
+    for position in labelled_positions::<L>(args)? {
         if last_game != Some(position.game) {
             data.games += 1;
             last_game = Some(position.game);
         }
-        // A proven win or loss is the threat searches' to find, not the evaluation's to predict.
-        if is_mate(position.label) {
-            continue;
-        }
-        let Some(features) = eval_features(&position.board, position.rule, args.quiet) else {
-            continue;
-        };
-        let sample = Sample {
-            features,
-            result: tuning::sigmoid(f64::from(position.label) / scale),
-        };
-        data.add(args, position.game, [sample]);
+        data.add(args, position.game, sample(&position));
     }
     if data.fit.is_empty() {
         return Err("no labelled position to fit".into());
@@ -593,13 +601,6 @@ fn write(args: &TuneArgs, default_name: &str, text: &str) -> Result<(), String> 
     Ok(())
 }
 
-/// The move samples of the fit and of the held-out check, and how many games gave them.
-struct MoveData<T> {
-    fit: Vec<T>,
-    held_out: Vec<T>,
-    games: usize,
-}
-
 /// The settings of a fit to the moves played, from the command line.
 fn move_fit_settings(args: &TuneArgs, temperature: f64, fit_threat: bool) -> FitSettings {
     FitSettings {
@@ -612,8 +613,8 @@ fn move_fit_settings(args: &TuneArgs, temperature: f64, fit_threat: bool) -> Fit
     }
 }
 
-impl<T> MoveData<T> {
-    /// Says what is fitted, before the fit.
+impl<T> Data<T> {
+    /// Says what a move fit fits, before the fit.
     fn announce(&self, temperature: f64, current: &str) {
         eprintln!(
             "{} games, {} positions fitted, {} held out; temperature {temperature:.1}; current \
@@ -630,12 +631,8 @@ impl<T> MoveData<T> {
 fn load_moves<T>(
     args: &TuneArgs,
     sample: impl Fn(&Board, Rule, Move) -> Option<T>,
-) -> Result<MoveData<T>, String> {
-    let mut data = MoveData {
-        fit: Vec::new(),
-        held_out: Vec::new(),
-        games: 0,
-    };
+) -> Result<Data<T>, String> {
+    let mut data = Data::new();
     for path in &args.files {
         let summary = load_summary(path)?;
         for game in &summary.games {
@@ -647,7 +644,6 @@ fn load_moves<T>(
                 .replay()
                 .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?;
             data.games += 1;
-            let held_out = is_held_out(args, game.game);
             let mover = |side: Stone| match side {
                 Stone::Black => &record.black,
                 Stone::White => &record.white,
@@ -662,11 +658,7 @@ fn load_moves<T>(
                         && (!args.winners || record.outcome == Outcome::win_for(m.side))
                 })
                 .filter_map(|m| sample(&m.board, rule, m.played));
-            if held_out {
-                data.held_out.extend(samples);
-            } else {
-                data.fit.extend(samples);
-            }
+            data.add(args, game.game, samples);
         }
     }
     if data.fit.is_empty() {
@@ -676,31 +668,10 @@ fn load_moves<T>(
 }
 
 /// The ordering samples of positions labelled with a search's move (--label-depth or --labels).
-fn load_searched_moves(args: &TuneArgs) -> Result<MoveData<OrderingSample>, String> {
-    let mut data = MoveData {
-        fit: Vec::new(),
-        held_out: Vec::new(),
-        games: 0,
-    };
-    let mut last_game = None;
-    for position in labelled_positions::<Move>(args)? {
-        if last_game != Some(position.game) {
-            data.games += 1;
-            last_game = Some(position.game);
-        }
-        let Some(sample) = ordering_sample(&position.board, position.rule, position.label) else {
-            continue;
-        };
-        if is_held_out(args, position.game) {
-            data.held_out.push(sample);
-        } else {
-            data.fit.push(sample);
-        }
-    }
-    if data.fit.is_empty() {
-        return Err("no labelled position to fit".into());
-    }
-    Ok(data)
+fn load_searched_moves(args: &TuneArgs) -> Result<Data<OrderingSample>, String> {
+    labelled_samples(args, |position: &Labelled<Move>| {
+        ordering_sample(&position.board, position.rule, position.label)
+    })
 }
 
 fn tune_ordering(args: &TuneArgs) -> Result<(), String> {
