@@ -90,6 +90,8 @@ params! {
         "ordering bonus of the second killer move";
     quiescence_plies: 2.0, 0.0, 16.0,
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
+    block_extension: 1.0, 0.0, 2.0,
+        "plies given back to the forced block of a four (multiples of an eighth; 1: a four and its block cost one ply)";
     history_malus: 0.5, 0.0, 4.0,
         "history: the moves searched before a cut lose this times the bonus of the move that cut";
     root_reduction_from: 6.0, 1.0, 256.0,

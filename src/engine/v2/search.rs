@@ -22,6 +22,23 @@ use crate::engine::{Progress, ProgressSink};
 pub const MAX_PLY: usize = 128;
 /// Clock polled every this many nodes (a node costs well under a microsecond).
 pub const CHECK_EVERY: u64 = 256;
+/// Units of depth in a ply: the main search counts depth in eighths of a ply, so that an extension
+/// or a reduction may be a fraction of one (Rapfi's search counts depth in fractions: its forced
+/// block of a four is extended 1.3 plies). A node's depth is compared with the constants in plies
+/// through [`plies`], and the transposition table keeps whole plies, rounded down.
+pub const PLY: i32 = 8;
+
+/// Whole plies of a depth in units, rounded down (a node at a fraction of a ply below zero is
+/// one ply below zero).
+fn plies(depth: i32) -> i32 {
+    depth.div_euclid(PLY)
+}
+
+/// Plies of a depth in units, with its fraction.
+fn plies_with_fraction(depth: i32) -> f64 {
+    f64::from(depth) / f64::from(PLY)
+}
+
 /// Fours tried in a row by the VCF probe at the leaves of the main search.
 const LEAF_VCF_DEPTH: u32 = 8;
 /// Fours tried in a row by the VCF search at the root.
@@ -95,6 +112,9 @@ struct Tuning {
     quiescence_plies: i32,
     root_reduction_from: usize,
     history_malus: f64,
+    /// Units of depth given back to the forced block of a four (a four and its block then cost
+    /// a ply less this).
+    block_extension: i32,
 }
 
 impl Tuning {
@@ -117,6 +137,7 @@ impl Tuning {
             quiescence_plies: whole(params.quiescence_plies),
             root_reduction_from: whole(params.root_reduction_from).max(1) as usize,
             history_malus: params.history_malus,
+            block_extension: (params.block_extension * f64::from(PLY)).round() as i32,
         }
     }
 
@@ -124,8 +145,11 @@ impl Tuning {
     /// growing with both, as the logarithmic formula of chess engines (Stockfish's reductions
     /// table).
     fn late_move_reduction(&self, depth: i32, i: usize) -> i32 {
-        let r = (self.lmr_base + (depth as f64).ln() * (i as f64).ln() / self.lmr_divisor) as i32;
-        r.clamp(0, (depth - 1).max(0))
+        // Whole plies: keeping the fraction measured −8.7 ± 34.2 Elo (docs/engine.md, session 52).
+        let r = (self.lmr_base
+            + plies_with_fraction(depth).ln() * (i as f64).ln() / self.lmr_divisor)
+            as i32;
+        (r * PLY).clamp(0, (depth - PLY).max(0))
     }
 
     /// Moves searched at a non-PV node of this depth before the later threats and defences are
@@ -134,13 +158,15 @@ impl Tuning {
     /// middle game nearly every move makes a three or four or blocks one, so the quiet-move limit
     /// below hardly ever applies there.
     fn move_count_limit(&self, depth: i32) -> usize {
-        (self.move_count_base + f64::from(depth.max(0)).powf(self.move_count_exponent)) as usize
+        (self.move_count_base + plies_with_fraction(depth.max(0)).powf(self.move_count_exponent))
+            as usize
     }
 
     /// Quiet moves searched at a node of this depth before the rest are pruned.
     fn late_move_limit(&self, depth: i32, pv_node: bool) -> usize {
-        let base =
-            (self.quiet_limit_base + self.quiet_limit_slope * f64::from(depth.max(0))) as usize;
+        let base = (self.quiet_limit_base
+            + self.quiet_limit_slope * plies_with_fraction(depth.max(0)))
+            as usize;
         if pv_node {
             2 * base
         } else {
@@ -167,11 +193,11 @@ enum Singularity {
 }
 
 impl Singularity {
-    /// Plies added to the table's move.
+    /// Units of depth added to the table's move.
     fn extension(self) -> i32 {
         match self {
-            Singularity::Singular => 1,
-            Singularity::Shared { fails_high: true } => -1,
+            Singularity::Singular => PLY,
+            Singularity::Shared { fails_high: true } => -PLY,
             Singularity::Untested | Singularity::Shared { fails_high: false } => 0,
         }
     }
@@ -202,8 +228,8 @@ impl Child {
         new_depth: i32,
         pv_before: bool,
     ) -> Child {
-        let reduction = if reducible && depth >= 2 && i >= tuning.lmr_first_move {
-            tuning.late_move_reduction(depth, i) - i32::from(pv_before)
+        let reduction = if reducible && depth >= 2 * PLY && i >= tuning.lmr_first_move {
+            tuning.late_move_reduction(depth, i) - PLY * i32::from(pv_before)
         } else {
             0
         };
@@ -367,6 +393,7 @@ impl Searcher {
         self.evaluate(me)
     }
 
+    /// The score of the node for `me`, searched `depth` units of [`PLY`] deep.
     pub fn negamax(
         &mut self,
         clock: &mut SearchClock,
@@ -408,17 +435,22 @@ impl Searcher {
             return mated_in(ply as i32 + 4);
         }
         if let Some(sample) = &mut self.tree_sample {
-            if set == MoveSet::All && depth >= 2 && list.len() >= 2 {
+            if set == MoveSet::All && depth >= 2 * PLY && list.len() >= 2 {
                 sample.visit(&self.pos);
             }
         }
         self.score_for_order(&mut list, entry.and_then(|entry| entry.mv), ply);
         // The singular test walks the whole list in order.
-        let mut sorted = depth >= self.tuning.singular_depth;
+        let mut sorted = depth >= self.tuning.singular_depth * PLY;
         if sorted {
             sort_by_score(&mut list);
         }
-        let new_depth = depth - 1 + i32::from(set == MoveSet::ForcedBlock);
+        let new_depth = depth - PLY
+            + if set == MoveSet::ForcedBlock {
+                self.tuning.block_extension
+            } else {
+                0
+            };
         let singularity = match entry {
             Some(entry) if set == MoveSet::All => {
                 self.singularity(clock, me, depth, ply, beta, entry, &list)
@@ -499,11 +531,15 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        self.reward_cutoff(me, cell, quiet, depth, ply, &tried[..tried_count]);
+                        let plies = plies(depth);
+                        self.reward_cutoff(me, cell, quiet, plies, ply, &tried[..tried_count]);
                         break;
                     }
-                    if pv_node && PV_RAISED_REDUCTION_DEPTHS.contains(&depth) && !is_mate(score) {
-                        raised_reduction = 1;
+                    if pv_node
+                        && PV_RAISED_REDUCTION_DEPTHS.contains(&plies(depth))
+                        && !is_mate(score)
+                    {
+                        raised_reduction = PLY;
                     }
                 }
             }
@@ -516,7 +552,7 @@ impl Searcher {
         let entry = Entry {
             score: score_to_table(best, ply),
             mv: best_move,
-            depth,
+            depth: plies(depth),
             bound: Bound::of(best, original_alpha, beta),
             on_pv,
         };
@@ -538,19 +574,20 @@ impl Searcher {
         entry: Entry,
         list: &[(usize, i32)],
     ) -> Singularity {
-        if depth < self.tuning.singular_depth || list.len() < 2 {
+        if depth < self.tuning.singular_depth * PLY || list.len() < 2 {
             return Singularity::Untested;
         }
         let score = score_from_table(entry.score, ply);
         if entry.mv != Some(list[0].0)
             || entry.bound == Bound::Upper
-            || entry.depth < depth - 3
+            || entry.depth * PLY < depth - 3 * PLY
             || score.abs() >= WIN_THRESHOLD
         {
             return Singularity::Untested;
         }
-        let singular_beta = score - (self.tuning.singular_margin * f64::from(depth) / 8.0) as i32;
-        let reduced = (depth - 1) / 2;
+        let singular_beta =
+            score - (self.tuning.singular_margin * plies_with_fraction(depth) / 8.0) as i32;
+        let reduced = plies(depth - PLY).div_euclid(2) * PLY;
         let opp = me.opponent();
         for (i, &(cell, _)) in list.iter().enumerate().skip(1) {
             // The quiet moves late-move pruning would skip are not alternatives either; the
@@ -594,7 +631,7 @@ impl Searcher {
         pv_node: bool,
     ) -> Option<i32> {
         if pv_node
-            || depth > self.tuning.reverse_futility_depth
+            || depth > self.tuning.reverse_futility_depth * PLY
             || beta.abs() >= WIN_THRESHOLD
             || alpha.abs() >= WIN_THRESHOLD
             || self.pos.count_at_least(me.opponent(), Class::FourThree) > 0
@@ -602,7 +639,7 @@ impl Searcher {
             return None;
         }
         let eval = self.evaluate(me);
-        (eval - self.tuning.reverse_futility_margin * depth >= beta).then_some(eval)
+        (eval - self.tuning.reverse_futility_margin * depth / PLY >= beta).then_some(eval)
     }
 
     /// Quiescence: a node past the nominal depth is a leaf unless it faces a four, or (down to a
@@ -612,7 +649,8 @@ impl Searcher {
         let opp = me.opponent();
         depth <= 0
             && self.pos.count(opp, Class::Win) == 0
-            && (depth <= -self.tuning.quiescence_plies || self.pos.count(opp, Class::WinNext) == 0)
+            && (depth <= -self.tuning.quiescence_plies * PLY
+                || self.pos.count(opp, Class::WinNext) == 0)
     }
 
     /// The score of a node whose outcome the patterns already prove (a five to play, two of the
@@ -657,7 +695,8 @@ impl Searcher {
             return (None, None);
         };
         let score = score_from_table(entry.score, ply);
-        let settles = !pv_node && entry.depth >= depth && entry.bound.cuts(score, alpha, beta);
+        let settles =
+            !pv_node && entry.depth * PLY >= depth && entry.bound.cuts(score, alpha, beta);
         (settles.then_some(score), Some(entry))
     }
 
@@ -843,8 +882,8 @@ impl Searcher {
         }
     }
 
-    /// One root iteration: returns the best score and the index of the best move when a move
-    /// completed its search and raised alpha.
+    /// One root iteration of `plies` plies: returns the best score and the index of the best
+    /// move when a move completed its search and raised alpha.
     #[allow(clippy::too_many_arguments)]
     fn root_search(
         &mut self,
@@ -852,29 +891,31 @@ impl Searcher {
         me: Stone,
         opp: Stone,
         root: &[(usize, i32)],
-        depth: i32,
+        plies: i32,
         mut alpha: i32,
         beta: i32,
     ) -> (i32, Option<usize>) {
         let mut best = -INFINITE;
         let mut best_index = None;
+        let child_depth = (plies - 1) * PLY;
         for (i, &(cell, _)) in root.iter().enumerate() {
             let quiet = is_quiet(&self.pos, cell, me);
             self.attacking[0] = makes_attack(&self.pos, cell, me);
             self.pos.make(cell, me);
             let mut score;
             if i == 0 {
-                score = -self.negamax(clock, opp, depth - 1, -beta, -alpha, 1);
+                score = -self.negamax(clock, opp, child_depth, -beta, -alpha, 1);
             } else {
                 // Late quiet root moves are first searched a ply shallower.
                 let reduction =
-                    i32::from(quiet && depth >= 3 && i >= self.tuning.root_reduction_from);
-                score = -self.negamax(clock, opp, depth - 1 - reduction, -alpha - 1, -alpha, 1);
+                    PLY * i32::from(quiet && plies >= 3 && i >= self.tuning.root_reduction_from);
+                let reduced = child_depth - reduction;
+                score = -self.negamax(clock, opp, reduced, -alpha - 1, -alpha, 1);
                 if score > alpha && reduction > 0 && !clock.stopped() {
-                    score = -self.negamax(clock, opp, depth - 1, -alpha - 1, -alpha, 1);
+                    score = -self.negamax(clock, opp, child_depth, -alpha - 1, -alpha, 1);
                 }
                 if score > alpha && score < beta && !clock.stopped() {
-                    score = -self.negamax(clock, opp, depth - 1, -beta, -alpha, 1);
+                    score = -self.negamax(clock, opp, child_depth, -beta, -alpha, 1);
                 }
             }
             self.pos.unmake(cell);
@@ -983,16 +1024,37 @@ mod tests {
     }
 
     #[test]
+    fn depth_units_round_down_to_whole_plies() {
+        assert_eq!(plies(3 * PLY), 3);
+        assert_eq!(plies(3 * PLY + PLY / 2), 3);
+        assert_eq!(plies(-1), -1, "a fraction below zero is a ply below zero");
+        assert_eq!(plies(-PLY), -1);
+        assert_eq!(plies_with_fraction(3 * PLY + PLY / 2), 3.5);
+    }
+
+    #[test]
+    fn a_late_move_reduction_is_whole_plies_within_the_depth() {
+        let tuning = Tuning::new(&SearchParams::default());
+        for depth in [2 * PLY, 5 * PLY + 3, 12 * PLY] {
+            for i in 2..40 {
+                let r = tuning.late_move_reduction(depth, i);
+                assert_eq!(r % PLY, 0, "depth {depth}, move {i}: {r}");
+                assert!(r >= 0 && r <= depth - PLY, "depth {depth}, move {i}: {r}");
+            }
+        }
+    }
+
+    #[test]
     fn a_late_move_where_the_line_has_been_is_reduced_a_ply_less() {
         let tuning = Tuning::new(&SearchParams::default());
         let reduction = |i, reducible, pv_before| {
-            Child::new(&tuning, 0, i, reducible, 8, 7, pv_before).reduction
+            Child::new(&tuning, 0, i, reducible, 8 * PLY, 7 * PLY, pv_before).reduction
         };
         let late = 20;
-        assert!(reduction(late, true, false) >= 2);
+        assert!(reduction(late, true, false) >= 2 * PLY);
         assert_eq!(
             reduction(late, true, true),
-            reduction(late, true, false) - 1
+            reduction(late, true, false) - PLY
         );
         assert_eq!(reduction(late, false, true), 0, "only reducible moves");
         assert_eq!(reduction(0, true, true), 0, "never the first move");
