@@ -141,15 +141,15 @@ impl Tuning {
         }
     }
 
-    /// Plies taken off the first search of the `i`-th (quiet) move at a node of this depth:
-    /// growing with both, as the logarithmic formula of chess engines (Stockfish's reductions
-    /// table).
+    /// Units of depth taken off the first search of the `i`-th (quiet) move at a node of this
+    /// depth, in whole plies that leave at least the move's own ply: growing with both, as the
+    /// logarithmic formula of chess engines (Stockfish's reductions table).
     fn late_move_reduction(&self, depth: i32, i: usize) -> i32 {
         // Whole plies: keeping the fraction measured −8.7 ± 34.2 Elo (docs/engine.md, session 52).
         let r = (self.lmr_base
             + plies_with_fraction(depth).ln() * (i as f64).ln() / self.lmr_divisor)
             as i32;
-        (r * PLY).clamp(0, (depth - PLY).max(0))
+        r.clamp(0, plies(depth - PLY).max(0)) * PLY
     }
 
     /// Moves searched at a non-PV node of this depth before the later threats and defences are
@@ -208,9 +208,9 @@ struct Child {
     cell: usize,
     /// The first move gets the full window.
     first: bool,
-    /// The depth after the move (with the extension of a forced block).
+    /// The depth after the move, in units of [`PLY`] (with the extension of a forced block).
     depth: i32,
-    /// Plies taken off its first, null-window search.
+    /// Units of depth taken off its first, null-window search.
     reduction: i32,
 }
 
@@ -531,8 +531,8 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        let plies = plies(depth);
-                        self.reward_cutoff(me, cell, quiet, plies, ply, &tried[..tried_count]);
+                        let tried = &tried[..tried_count];
+                        self.reward_cutoff(me, cell, quiet, plies(depth), ply, tried);
                         break;
                     }
                     if pv_node
@@ -732,14 +732,15 @@ impl Searcher {
         score
     }
 
-    /// A move that refuted the node: a killer if quiet, and history credit by depth; the moves
+    /// A move that refuted the node: a killer if quiet, and history credit by depth (in whole
+    /// plies); the moves
     /// `tried` before it without refuting the node lose some.
     fn reward_cutoff(
         &mut self,
         me: Stone,
         cell: usize,
         quiet: bool,
-        depth: i32,
+        depth_plies: i32,
         ply: usize,
         tried: &[usize],
     ) {
@@ -750,7 +751,7 @@ impl Searcher {
                 k[0] = cell;
             }
         }
-        let bonus = (depth * depth).min(HISTORY_MAX / 8);
+        let bonus = (depth_plies * depth_plies).min(HISTORY_MAX / 8);
         let malus = (f64::from(bonus) * self.tuning.history_malus) as i32;
         self.update_history(cell, me, bonus);
         for &other in tried {
