@@ -92,6 +92,14 @@ params! {
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
     block_extension: 1.0, 0.0, 2.0,
         "plies given back to the forced block of a four (multiples of an eighth; 1: a four and its block cost one ply)";
+    singular_extension: 1.0, 0.0, 3.0,
+        "plies added to the table's move when the singular test finds it alone (multiples of an eighth)";
+    shared_reduction: 1.0, 0.0, 3.0,
+        "plies taken off the table's move when another move reaches its margin and it failed high (multiples of an eighth)";
+    pv_before_relief: 1.0, 0.0, 3.0,
+        "plies less of late-move reduction at a non-PV node that has been on the PV (multiples of an eighth)";
+    raised_reduction: 1.0, 0.0, 3.0,
+        "plies off the later moves of a PV node (depth 3 to 11) once a move raised alpha (multiples of an eighth)";
     history_malus: 0.5, 0.0, 4.0,
         "history: the moves searched before a cut lose this times the bonus of the move that cut";
     root_reduction_from: 6.0, 1.0, 256.0,

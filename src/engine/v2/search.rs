@@ -115,11 +115,20 @@ struct Tuning {
     /// Units of depth given back to the forced block of a four (a four and its block then cost
     /// a ply less this).
     block_extension: i32,
+    /// Units of depth added to a singular table move, and taken off one that shares its margin
+    /// and failed high ([`Singularity`]).
+    singular_extension: i32,
+    shared_reduction: i32,
+    /// Units of late-move reduction spared at a non-PV node that has been on the PV.
+    pv_before_relief: i32,
+    /// Units taken off the later moves of a PV node once one raised alpha.
+    raised_reduction: i32,
 }
 
 impl Tuning {
     fn new(params: &SearchParams) -> Tuning {
         let whole = |value: f64| value.round() as i32;
+        let units = |plies: f64| (plies * f64::from(PLY)).round() as i32;
         Tuning {
             reverse_futility_margin: whole(params.reverse_futility_margin),
             reverse_futility_depth: whole(params.reverse_futility_depth),
@@ -137,7 +146,11 @@ impl Tuning {
             quiescence_plies: whole(params.quiescence_plies),
             root_reduction_from: whole(params.root_reduction_from).max(1) as usize,
             history_malus: params.history_malus,
-            block_extension: (params.block_extension * f64::from(PLY)).round() as i32,
+            block_extension: units(params.block_extension),
+            singular_extension: units(params.singular_extension),
+            shared_reduction: units(params.shared_reduction),
+            pv_before_relief: units(params.pv_before_relief),
+            raised_reduction: units(params.raised_reduction),
         }
     }
 
@@ -182,22 +195,22 @@ enum Singularity {
     /// a bound that cannot tell.
     Untested,
     /// Every other move stays below the margin: the line rests on that one move, where an
-    /// error costs most, so it is searched a ply deeper (singular extension: chess engines'
+    /// error costs most, so it is searched deeper (`singular_extension`, a ply; singular extension: chess engines'
     /// idea, Anantharaman, Campbell and Hsu 1988; Rapfi's sources credit it with about 52 Elo).
     Singular,
     /// Another move reaches the margin too. When the table's score is at or above beta
     /// (`fails_high`), the node is expected to cut whichever of them it plays, so the table's
-    /// move is searched a ply shallower (the negative extension of chess engines, Rapfi's
+    /// move is searched shallower (`shared_reduction`, a ply; the negative extension of chess engines, Rapfi's
     /// "reduce if we are likely to fail high"); measured in docs/engine.md, session 30.
     Shared { fails_high: bool },
 }
 
 impl Singularity {
     /// Units of depth added to the table's move.
-    fn extension(self) -> i32 {
+    fn extension(self, tuning: &Tuning) -> i32 {
         match self {
-            Singularity::Singular => PLY,
-            Singularity::Shared { fails_high: true } => -PLY,
+            Singularity::Singular => tuning.singular_extension,
+            Singularity::Shared { fails_high: true } => -tuning.shared_reduction,
             Singularity::Untested | Singularity::Shared { fails_high: false } => 0,
         }
     }
@@ -216,7 +229,7 @@ struct Child {
 
 impl Child {
     /// The `i`-th move of a node of `depth`: late `reducible` moves are first searched
-    /// shallower, a ply less so at a non-PV node that has been on the principal variation
+    /// shallower, less so (`pv_before_relief`, a ply) at a non-PV node that has been on the principal variation
     /// (`pv_before`; chess engines' "ttPv" rule, which Rapfi's search has too): such a node is
     /// where the line may come back, so its late moves get a closer look.
     fn new(
@@ -229,7 +242,7 @@ impl Child {
         pv_before: bool,
     ) -> Child {
         let reduction = if reducible && depth >= 2 * PLY && i >= tuning.lmr_first_move {
-            tuning.late_move_reduction(depth, i) - PLY * i32::from(pv_before)
+            tuning.late_move_reduction(depth, i) - tuning.pv_before_relief * i32::from(pv_before)
         } else {
             0
         };
@@ -301,7 +314,7 @@ fn sort_by_score(list: &mut [(usize, i32)]) {
     list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
 
-/// Depths of a PV node whose later moves are searched a ply shallower once a move has raised
+/// Depths of a PV node whose later moves are searched shallower (`raised_reduction`, a ply) once a move has raised
 /// alpha (Rapfi's search does so from depth 3 to 11): with a move that holds the window, the
 /// others need only show they are no better. Measured against Rapfi with the reducible threats
 /// above (docs/engine.md, session 28).
@@ -515,7 +528,7 @@ impl Searcher {
                 pv_before,
             );
             if i == 0 {
-                child.depth += singularity.extension();
+                child.depth += singularity.extension(&self.tuning);
             }
             if child.depth - child.reduction > 0 {
                 self.tt.prefetch(self.child_key(cell, me));
@@ -539,7 +552,7 @@ impl Searcher {
                         && PV_RAISED_REDUCTION_DEPTHS.contains(&plies(depth))
                         && !is_mate(score)
                     {
-                        raised_reduction = PLY;
+                        raised_reduction = self.tuning.raised_reduction;
                     }
                 }
             }
