@@ -76,6 +76,32 @@ fn a_parameter_changes_the_search_and_its_default_changes_nothing() {
 }
 
 #[test]
+fn wider_limits_where_the_side_to_move_is_behind_reach_the_search_only_when_asked() {
+    let shipped = bench_nodes(&[]);
+    // The factor's default is 1: the limits of every node, whatever the margin says.
+    assert_eq!(
+        bench_nodes(&[
+            "--param",
+            "behind_limit_factor=1",
+            "--param",
+            "behind_margin=0"
+        ]),
+        shipped,
+        "a factor of 1 changed the search"
+    );
+    let wider = bench_nodes(&[
+        "--param",
+        "behind_limit_factor=3",
+        "--param",
+        "behind_margin=0",
+    ]);
+    assert_ne!(
+        wider, shipped,
+        "wider limits behind searched the same {shipped} nodes: the parameter did not reach the search"
+    );
+}
+
+#[test]
 fn a_bad_parameter_is_refused_with_a_line_that_names_it() {
     for (args, mentions) in [
         (

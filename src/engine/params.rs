@@ -102,6 +102,10 @@ params! {
         "plies off the later moves of a PV node (depth 3 to 11) once a move raised alpha (multiples of an eighth)";
     history_malus: 0.5, 0.0, 4.0,
         "history: the moves searched before a cut lose this times the bonus of the move that cut";
+    behind_limit_factor: 1.0, 0.25, 8.0,
+        "quiet-move and move-count limits of a node whose static evaluation is below -behind_margin, times this (1: off; session 55)";
+    behind_margin: 100.0, 0.0, 4000.0,
+        "how far below zero a node's static evaluation must be for behind_limit_factor";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
     vct_time_share: 0.1, 0.0, 0.9,

@@ -112,6 +112,10 @@ struct Tuning {
     quiescence_plies: i32,
     root_reduction_from: usize,
     history_malus: f64,
+    /// The late-move limits of a node whose static evaluation is below `-behind_margin`, times
+    /// this (1: the limits of every node).
+    behind_limit_factor: f64,
+    behind_margin: i32,
     /// Units of depth given back to the forced block of a four (a four and its block then cost
     /// a ply less this).
     block_extension: i32,
@@ -146,6 +150,8 @@ impl Tuning {
             quiescence_plies: whole(params.quiescence_plies),
             root_reduction_from: whole(params.root_reduction_from).max(1) as usize,
             history_malus: params.history_malus,
+            behind_limit_factor: params.behind_limit_factor,
+            behind_margin: whole(params.behind_margin),
             block_extension: units(params.block_extension),
             singular_extension: units(params.singular_extension),
             shared_reduction: units(params.shared_reduction),
@@ -477,12 +483,28 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
-        let quiet_limit = self.tuning.late_move_limit(depth, pv_node);
-        let threat_limit = if pv_node {
+        let mut quiet_limit = self.tuning.late_move_limit(depth, pv_node);
+        let mut threat_limit = if pv_node {
             usize::MAX
         } else {
             self.tuning.move_count_limit(depth)
         };
+        // The side behind defends: its good replies are often quiet and late in the ordering,
+        // and pruning them makes the attacker's lines look won (docs/engine.md, session 55).
+        if self.tuning.behind_limit_factor != 1.0
+            && set == MoveSet::All
+            && self.evaluate(me) < -self.tuning.behind_margin
+        {
+            let scale = |limit: usize| {
+                if limit == usize::MAX {
+                    limit
+                } else {
+                    ((limit as f64 * self.tuning.behind_limit_factor).round() as usize).max(1)
+                }
+            };
+            quiet_limit = scale(quiet_limit);
+            threat_limit = scale(threat_limit);
+        }
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
         let attack_going_on = ply >= 2 && self.attacking[ply - 2];
