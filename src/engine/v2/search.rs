@@ -181,6 +181,25 @@ impl Tuning {
             as usize
     }
 
+    /// The quiet-move and move-count limits of a node (a PV node has no move-count limit), both
+    /// times `behind_limit_factor` where the side to move is `behind`.
+    fn pruning_limits(&self, depth: i32, pv_node: bool, behind: bool) -> (usize, usize) {
+        let scale = |limit: usize| {
+            if behind {
+                ((limit as f64 * self.behind_limit_factor).round() as usize).max(1)
+            } else {
+                limit
+            }
+        };
+        let quiet = scale(self.late_move_limit(depth, pv_node));
+        let threats = if pv_node {
+            usize::MAX
+        } else {
+            scale(self.move_count_limit(depth))
+        };
+        (quiet, threats)
+    }
+
     /// Quiet moves searched at a node of this depth before the rest are pruned.
     fn late_move_limit(&self, depth: i32, pv_node: bool) -> usize {
         let base = (self.quiet_limit_base
@@ -483,28 +502,12 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
-        let mut quiet_limit = self.tuning.late_move_limit(depth, pv_node);
-        let mut threat_limit = if pv_node {
-            usize::MAX
-        } else {
-            self.tuning.move_count_limit(depth)
-        };
         // The side behind defends: its good replies are often quiet and late in the ordering,
         // and pruning them makes the attacker's lines look won (docs/engine.md, session 55).
-        if self.tuning.behind_limit_factor != 1.0
+        let behind = self.tuning.behind_limit_factor != 1.0
             && set == MoveSet::All
-            && self.evaluate(me) < -self.tuning.behind_margin
-        {
-            let scale = |limit: usize| {
-                if limit == usize::MAX {
-                    limit
-                } else {
-                    ((limit as f64 * self.tuning.behind_limit_factor).round() as usize).max(1)
-                }
-            };
-            quiet_limit = scale(quiet_limit);
-            threat_limit = scale(threat_limit);
-        }
+            && self.evaluate(me) < -self.tuning.behind_margin;
+        let (quiet_limit, threat_limit) = self.tuning.pruning_limits(depth, pv_node, behind);
         // Past both limits every move is late (never at a PV node, whose threat limit is none).
         let all_late = quiet_limit.max(threat_limit);
         let attack_going_on = ply >= 2 && self.attacking[ply - 2];
