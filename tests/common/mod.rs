@@ -156,12 +156,19 @@ fn line_pump<R: Read + Send + 'static>(source: R) -> Receiver<Option<String>> {
 }
 
 /// Collects a child's stderr into a shared log and also forwards each line over a channel, so a
-/// test can wait for a particular log line.
-fn log_pump<R: Read + Send + 'static>(source: R) -> (Arc<Mutex<Vec<String>>>, Receiver<String>) {
+/// test can wait for a particular log line. The reader thread ends at the end of the stream: once
+/// it has, the log is complete ([`wait_exit`] waits for it).
+fn log_pump<R: Read + Send + 'static>(
+    source: R,
+) -> (
+    Arc<Mutex<Vec<String>>>,
+    Receiver<String>,
+    thread::JoinHandle<()>,
+) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let (sender, receiver) = mpsc::channel();
     let kept = Arc::clone(&log);
-    thread::spawn(move || {
+    let reader = thread::spawn(move || {
         for line in BufReader::new(source).lines() {
             let Ok(line) = line else { return };
             let line = strip_ansi(&line);
@@ -172,7 +179,7 @@ fn log_pump<R: Read + Send + 'static>(source: R) -> (Arc<Mutex<Vec<String>>>, Re
             let _ = sender.send(line);
         }
     });
-    (log, receiver)
+    (log, receiver, reader)
 }
 
 /// The next line containing `needle` from a log pump, or `None` if none comes within
@@ -193,13 +200,31 @@ fn joined(log: &Arc<Mutex<Vec<String>>>) -> String {
     log.lock().map(|l| l.join("\n")).unwrap_or_default()
 }
 
-/// Waits for the child to exit, failing the test if it has not within `timeout`.
+/// Waits for the child to exit, failing the test if it has not within `timeout`, and then for
+/// `log_reader` to have read the last lines the child wrote (a test reads the log right after),
+/// within what is left of `timeout` (a descendant of the child could hold its stderr open).
 #[track_caller]
-fn wait_exit(child: &mut Child, timeout: Duration, log: &Arc<Mutex<Vec<String>>>) -> ExitStatus {
+fn wait_exit(
+    child: &mut Child,
+    timeout: Duration,
+    log: &Arc<Mutex<Vec<String>>>,
+    log_reader: &mut Option<thread::JoinHandle<()>>,
+) -> ExitStatus {
     let start = Instant::now();
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return status,
+            Ok(Some(status)) => {
+                let read_all = log_reader.as_ref().is_none_or(|r| r.is_finished());
+                if read_all || start.elapsed() >= timeout {
+                    if read_all {
+                        if let Some(reader) = log_reader.take() {
+                            let _ = reader.join();
+                        }
+                    }
+                    return status;
+                }
+                thread::sleep(Duration::from_millis(5));
+            }
             Ok(None) if start.elapsed() < timeout => thread::sleep(Duration::from_millis(5)),
             Ok(None) => panic!(
                 "the process did not exit within {timeout:?}\n--- its log ---\n{}",
@@ -217,6 +242,7 @@ pub struct StdioPlayer {
     stdout: Receiver<Option<String>>,
     stderr: Arc<Mutex<Vec<String>>>,
     stderr_lines: Receiver<String>,
+    stderr_reader: Option<thread::JoinHandle<()>>,
 }
 
 impl StdioPlayer {
@@ -247,13 +273,15 @@ impl StdioPlayer {
             .unwrap_or_else(|e| panic!("cannot start connect5 {mode}: {e}"));
         let stdin = child.stdin.take();
         let stdout = line_pump(child.stdout.take().expect("piped stdout"));
-        let (stderr, stderr_lines) = log_pump(child.stderr.take().expect("piped stderr"));
+        let (stderr, stderr_lines, stderr_reader) =
+            log_pump(child.stderr.take().expect("piped stderr"));
         StdioPlayer {
             child,
             stdin,
             stdout,
             stderr,
             stderr_lines,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -264,7 +292,12 @@ impl StdioPlayer {
 
     #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
-        wait_exit(&mut self.child, LINE_TIMEOUT, &self.stderr)
+        wait_exit(
+            &mut self.child,
+            LINE_TIMEOUT,
+            &self.stderr,
+            &mut self.stderr_reader,
+        )
     }
 
     pub fn stderr(&self) -> String {
@@ -428,6 +461,7 @@ pub struct Server {
     pub addr: SocketAddr,
     log: Arc<Mutex<Vec<String>>>,
     log_lines: Receiver<String>,
+    log_reader: Option<thread::JoinHandle<()>>,
     /// Whatever the server wrote on stdout (it must write nothing), complete once it has exited.
     stdout: Option<thread::JoinHandle<Vec<String>>>,
 }
@@ -467,12 +501,13 @@ impl Server {
             }
             lines
         });
-        let (log, log_lines) = log_pump(child.stderr.take().expect("piped stderr"));
+        let (log, log_lines, log_reader) = log_pump(child.stderr.take().expect("piped stderr"));
         let mut server = Server {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             log,
             log_lines,
+            log_reader: Some(log_reader),
             stdout: Some(stdout),
         };
         let line = server.wait_for_log("listening on ");
@@ -528,12 +563,17 @@ impl Server {
 
     #[track_caller]
     pub fn wait_exit(&mut self) -> ExitStatus {
-        wait_exit(&mut self.child, LINE_TIMEOUT, &self.log)
+        wait_exit(
+            &mut self.child,
+            LINE_TIMEOUT,
+            &self.log,
+            &mut self.log_reader,
+        )
     }
 
     #[track_caller]
     pub fn wait_exit_within(&mut self, timeout: Duration) -> ExitStatus {
-        wait_exit(&mut self.child, timeout, &self.log)
+        wait_exit(&mut self.child, timeout, &self.log, &mut self.log_reader)
     }
 
     /// Everything the server wrote on stdout; call after it has exited.
