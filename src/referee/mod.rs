@@ -99,6 +99,10 @@ pub struct MatchOptions {
     /// Start every pair from this many random stones near the centre.
     #[arg(long, value_name = "N")]
     pub random_opening: Option<usize>,
+    /// Draw the random openings' stones from the square of this radius around the centre
+    /// (default: the smallest with three cells per stone, 1 for 3 stones: 252 openings).
+    #[arg(long, value_name = "R", requires = "random_opening")]
+    pub opening_radius: Option<usize>,
     /// Seed of the random openings (default: from the clock).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -385,9 +389,10 @@ impl MatchOptions {
             let seed = self.seed.unwrap_or_else(seed_from_clock);
             // Fails here, before any game, when no such opening exists on this board.
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            openings::random_opening(&mut rng, stones, rows, cols, rule)?;
+            openings::random_opening(&mut rng, stones, self.opening_radius, rows, cols, rule)?;
             Ok(Openings::Random {
                 stones,
+                radius: self.opening_radius,
                 seed,
                 rows,
                 cols,

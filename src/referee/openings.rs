@@ -199,10 +199,12 @@ pub fn check_opening(
 }
 
 /// `stones` random stones near the centre, black first, alternating, with no winning line and a
-/// cell left to play.
+/// cell left to play: drawn from the square of `radius` around the centre, by default the
+/// smallest with three cells per stone.
 pub fn random_opening<R: Rng>(
     rng: &mut R,
     stones: usize,
+    radius: Option<usize>,
     rows: usize,
     cols: usize,
     rule: Rule,
@@ -210,7 +212,7 @@ pub fn random_opening<R: Rng>(
     if stones >= rows * cols {
         return Err(RandomOpeningError::TooManyStones { stones, rows, cols });
     }
-    let cells = opening_cells(stones, rows, cols);
+    let cells = opening_cells(stones, radius, rows, cols);
     for _ in 0..1000 {
         let moves: Vec<Move> = cells.choose_multiple(rng, stones).copied().collect();
         if check_opening(&moves, rows, cols, rule).is_ok() {
@@ -220,13 +222,17 @@ pub fn random_opening<R: Rng>(
     Err(RandomOpeningError::NoneFound { stones, rows, cols })
 }
 
-/// The cells random openings of `stones` stones are drawn from: a square around the centre
-/// roomy enough for them, so that openings look like games; the whole board when it is too small.
-fn opening_cells(stones: usize, rows: usize, cols: usize) -> Vec<Move> {
-    let mut radius = 1usize;
-    while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
-        radius += 1;
-    }
+/// The cells random openings of `stones` stones are drawn from: a square around the centre,
+/// of `radius` or roomy enough for them (so that openings look like games); the whole board when
+/// it is too small.
+fn opening_cells(stones: usize, radius: Option<usize>, rows: usize, cols: usize) -> Vec<Move> {
+    let radius = radius.unwrap_or_else(|| {
+        let mut radius = 1usize;
+        while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
+            radius += 1;
+        }
+        radius
+    });
     let all_cells = (0..rows).flat_map(|r| (0..cols).map(move |c| Move::new(r, c)));
     let near_centre: Vec<Move> = all_cells
         .clone()
@@ -300,7 +306,7 @@ mod tests {
     ) -> Vec<Vec<Move>> {
         let mut rng = StdRng::seed_from_u64(seed);
         (0..count)
-            .map(|_| random_opening(&mut rng, stones, rows, cols, rule).unwrap())
+            .map(|_| random_opening(&mut rng, stones, None, rows, cols, rule).unwrap())
             .collect()
     }
 
@@ -316,6 +322,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_wider_opening_radius_draws_from_its_whole_square_and_no_further() {
+        let rule = Rule::exact(5);
+        let mut rng = StdRng::seed_from_u64(3);
+        let mut outside_the_default = 0;
+        let mut distinct = HashSet::new();
+        for _ in 0..300 {
+            let opening = random_opening(&mut rng, 3, Some(3), 20, 20, rule).unwrap();
+            replay(&opening, 20, 20);
+            for mv in &opening {
+                assert!(mv.row.abs_diff(10) <= 3 && mv.col.abs_diff(10) <= 3, "{mv}");
+                if mv.row.abs_diff(10) > 1 || mv.col.abs_diff(10) > 1 {
+                    outside_the_default += 1;
+                }
+            }
+            distinct.insert(opening);
+        }
+        // The default square of 3 stones (radius 1) holds 9 cells and 252 openings; radius 3
+        // holds 49 cells, and 300 draws hardly repeat.
+        assert!(
+            outside_the_default > 500,
+            "{outside_the_default} stones outside radius 1"
+        );
+        assert!(distinct.len() > 290, "{} distinct of 300", distinct.len());
+        let default = draw(3, 300, 3, 20, 20, rule);
+        assert!(default
+            .iter()
+            .flatten()
+            .all(|mv| mv.row.abs_diff(10) <= 1 && mv.col.abs_diff(10) <= 1));
     }
 
     #[test]
@@ -342,11 +379,11 @@ mod tests {
     fn random_openings_fill_all_but_one_cell_and_no_more() {
         let mut rng = StdRng::seed_from_u64(0);
         // No line of 4 fits a 3x3 board, so only the count can be refused.
-        let opening = random_opening(&mut rng, 8, 3, 3, Rule::exact(4)).unwrap();
+        let opening = random_opening(&mut rng, 8, None, 3, 3, Rule::exact(4)).unwrap();
         assert!(!replay(&opening, 3, 3).is_full());
         assert_eq!(opening.len(), 8);
         assert_eq!(
-            random_opening(&mut rng, 9, 3, 3, Rule::exact(4)),
+            random_opening(&mut rng, 9, None, 3, 3, Rule::exact(4)),
             Err(RandomOpeningError::TooManyStones {
                 stones: 9,
                 rows: 3,
@@ -355,7 +392,7 @@ mod tests {
         );
         // Every stone is a line of one.
         assert_eq!(
-            random_opening(&mut rng, 2, 3, 3, Rule::exact(1)),
+            random_opening(&mut rng, 2, None, 3, 3, Rule::exact(1)),
             Err(RandomOpeningError::NoneFound {
                 stones: 2,
                 rows: 3,

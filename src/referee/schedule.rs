@@ -82,6 +82,8 @@ pub enum Openings {
     /// the same seed gives the same openings, and none is made before its games are played.
     Random {
         stones: usize,
+        /// The square the stones are drawn from (`None`: the default of `random_opening`).
+        radius: Option<usize>,
         seed: u64,
         rows: usize,
         cols: usize,
@@ -97,6 +99,7 @@ impl Openings {
             Openings::List(list) => list[number % list.len()].clone(),
             &Openings::Random {
                 stones,
+                radius,
                 seed,
                 rows,
                 cols,
@@ -106,7 +109,7 @@ impl Openings {
                     StdRng::seed_from_u64(seed ^ (number as u64).wrapping_mul(OPENING_MIX));
                 // Checked when the match was set up: the first opening exists, and every opening
                 // draws from the same cells.
-                random_opening(&mut rng, stones, rows, cols, rule).unwrap_or_default()
+                random_opening(&mut rng, stones, radius, rows, cols, rule).unwrap_or_default()
             }
         }
     }
