@@ -214,16 +214,15 @@ fn wait_exit(
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
-                let read_all = log_reader.as_ref().is_none_or(|r| r.is_finished());
-                if read_all || start.elapsed() >= timeout {
-                    if read_all {
-                        if let Some(reader) = log_reader.take() {
-                            let _ = reader.join();
-                        }
-                    }
-                    return status;
+                let reading = log_reader.as_ref().is_some_and(|r| !r.is_finished());
+                if reading && start.elapsed() < timeout {
+                    thread::sleep(Duration::from_millis(5));
+                    continue;
                 }
-                thread::sleep(Duration::from_millis(5));
+                if let Some(reader) = log_reader.take_if(|r| r.is_finished()) {
+                    let _ = reader.join();
+                }
+                return status;
             }
             Ok(None) if start.elapsed() < timeout => thread::sleep(Duration::from_millis(5)),
             Ok(None) => panic!(
