@@ -891,8 +891,8 @@ impl Searcher {
     /// A move that fails high is moved to the front of `root`, so the wider window searches it
     /// first and a clock that stops during that search still leaves the move that beat the
     /// window (chess engines keep their root moves sorted so, e.g. Stockfish): in a replay of
-    /// 0.3 s searches, 5 of 89 cut-short iterations ended during such a re-search with a move
-    /// other than the previous choice (docs/engine.md, session 59).
+    /// 89 searches at 0.3 s, 5 of 104 cut-short iterations ended during such a re-search with a
+    /// move other than the previous choice (docs/engine.md, session 59).
     fn aspiration(
         &mut self,
         clock: &mut SearchClock,
