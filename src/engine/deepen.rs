@@ -1,8 +1,9 @@
 //! Iterative deepening, the one loop of v1 and v2 (the solver searches to the end and needs none):
 //! search to depth 1, 2, 3 … while the clock allows, keep the last complete iteration's choice,
-//! stop at a proven result, and trust a move of a cut-short iteration only when it completed its
-//! search and beat that choice (the searches order the previous best first, so a move searched
-//! after it that scores better is a real improvement).
+//! stop at a proven result, and trust a move of a cut-short iteration only when its search showed
+//! it beats that choice: it completed with a better score (the searches order the previous best
+//! first, so a move searched after it that scores better is a real improvement), or, in v2, it
+//! failed high above the aspiration window around that choice's score.
 
 use std::ops::RangeInclusive;
 use std::time::Instant;
@@ -23,8 +24,8 @@ pub struct Choice<M> {
 pub enum Iteration<M> {
     /// Every root move was searched: the best one and its score.
     Complete { mv: M, score: Score },
-    /// The clock stopped the iteration; `improved` is a move that completed its search and beat
-    /// the choice so far, if there was one.
+    /// The clock stopped the iteration; `improved` is a move whose search showed it beats the
+    /// choice so far (completed with a better score, or failed high above it), if there was one.
     CutShort { improved: Option<(M, Score)> },
 }
 
