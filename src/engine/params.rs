@@ -106,6 +106,14 @@ params! {
         "quiet-move and move-count limits of a node whose static evaluation is below -behind_margin, times this (1: off; session 55)";
     behind_margin: 100.0, 0.0, 4000.0,
         "how far below zero a node's static evaluation must be for behind_limit_factor";
+    probcut_depth: 5.0, 0.0, 64.0,
+        "ProbCut: shallowest non-PV node where a shallow search of the first moves against beta + margin may cut (plies, rounded; 0: off)";
+    probcut_margin: 150.0, 0.0, 4000.0,
+        "ProbCut: margin above beta that the shallow search must reach";
+    probcut_moves: 3.0, 1.0, 64.0,
+        "ProbCut: first moves of the ordering tried (rounded)";
+    probcut_reduction: 4.0, 1.0, 16.0,
+        "ProbCut: plies less than the node's depth for the shallow search (rounded)";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
     vct_time_share: 0.1, 0.0, 0.9,
