@@ -644,24 +644,13 @@ impl Searcher {
         let singular_beta =
             score - (self.tuning.singular_margin * plies_with_fraction(depth) / 8.0) as i32;
         let reduced = plies(depth - PLY).div_euclid(2) * PLY;
-        let opp = me.opponent();
         for (i, &(cell, _)) in list.iter().enumerate().skip(1) {
             // The quiet moves late-move pruning would skip are not alternatives either; the
             // threats past the move-count limit are still tried (the version measured).
             if i >= self.tuning.late_move_limit(depth, false) && is_quiet(&self.pos, cell, me) {
                 continue;
             }
-            self.attacking[ply] = makes_attack(&self.pos, cell, me);
-            self.pos.make(cell, me);
-            let value = -self.negamax(
-                clock,
-                opp,
-                reduced,
-                -singular_beta,
-                -singular_beta + 1,
-                ply + 1,
-            );
-            self.pos.unmake(cell);
+            let value = self.null_window_score(clock, me, cell, reduced, singular_beta, ply);
             if clock.stopped() {
                 return Singularity::Untested;
             }
@@ -672,6 +661,24 @@ impl Searcher {
             }
         }
         Singularity::Singular
+    }
+
+    /// The score for `me` of playing `cell`, searched `depth` deep with a null window at `bound`:
+    /// at least `bound` when the move reaches it (the probe of the singular test and ProbCut).
+    fn null_window_score(
+        &mut self,
+        clock: &mut SearchClock,
+        me: Stone,
+        cell: usize,
+        depth: i32,
+        bound: i32,
+        ply: usize,
+    ) -> i32 {
+        self.attacking[ply] = makes_attack(&self.pos, cell, me);
+        self.pos.make(cell, me);
+        let value = -self.negamax(clock, me.opponent(), depth, -bound, -bound + 1, ply + 1);
+        self.pos.unmake(cell);
+        value
     }
 
     /// ProbCut (Buro 1995; Stockfish's form): at a deep non-PV node, the first moves of the
@@ -704,21 +711,10 @@ impl Searcher {
                 return None;
             }
         }
-        let opp = me.opponent();
         for i in 0..self.tuning.probcut_moves.min(list.len()) {
             pick_next(list, i);
             let (cell, _) = list[i];
-            self.attacking[ply] = makes_attack(&self.pos, cell, me);
-            self.pos.make(cell, me);
-            let value = -self.negamax(
-                clock,
-                opp,
-                shallow,
-                -probcut_beta,
-                -probcut_beta + 1,
-                ply + 1,
-            );
-            self.pos.unmake(cell);
+            let value = self.null_window_score(clock, me, cell, shallow, probcut_beta, ply);
             if clock.stopped() {
                 return None;
             }
