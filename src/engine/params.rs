@@ -108,7 +108,7 @@ params! {
         "how far below zero a node's static evaluation must be for behind_limit_factor";
     probcut_depth: 5.0, 0.0, 64.0,
         "ProbCut: shallowest non-PV node where a shallow search of the first moves against beta + margin may cut (plies, rounded; 0: off)";
-    probcut_margin: 150.0, 0.0, 4000.0,
+    probcut_margin: 100.0, 0.0, 4000.0,
         "ProbCut: margin above beta that the shallow search must reach";
     probcut_moves: 3.0, 1.0, 64.0,
         "ProbCut: first moves of the ordering tried (rounded)";

@@ -684,7 +684,8 @@ impl Searcher {
     /// ProbCut (Buro 1995; Stockfish's form): at a deep non-PV node, the first moves of the
     /// ordering searched a few plies shallower against a bound a margin above beta; one that
     /// reaches it is taken as the node's cut, since the full-depth search would very likely
-    /// fail high too. +15 Elo head to head over 800 game pairs (docs/engine.md, "session 60").
+    /// fail high too. +15 Elo head to head over 800 game pairs, and +17 more for a margin of 100
+    /// instead of 150 over 600 (docs/engine.md, sessions 60 and 61).
     #[allow(clippy::too_many_arguments)]
     fn probcut(
         &mut self,
