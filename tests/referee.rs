@@ -197,6 +197,80 @@ fn builtin_against_builtin_plays_pairs_and_reports() {
 }
 
 #[test]
+fn the_summary_says_where_the_openings_came_from_and_a_clock_seed_plays_them_again() {
+    let players: [&[&str]; 2] = [
+        &["builtin:engine=v1,depth=1,name=first"],
+        &["builtin:engine=v1,depth=1,name=second"],
+    ];
+    let settings = ["--board", "9x9", "--time", "30", "--games", "4"];
+    let random = ["--random-opening", "3", "--opening-radius", "2"];
+    let from_the_clock = run_match(players[0], players[1], &[&settings[..], &random].concat());
+    let source = &from_the_clock.summary["openings"];
+    assert_eq!(source["kind"], "random", "{source}");
+    assert_eq!(source["stones"], 3);
+    assert_eq!(source["radius"], 2);
+    let seed = source["seed"]
+        .as_u64()
+        .expect("the seed drawn from the clock");
+    let stderr = String::from_utf8_lossy(&from_the_clock.output.stderr);
+    assert!(stderr.contains(&format!("--seed {seed}")), "{stderr}");
+
+    let seed = seed.to_string();
+    let again = run_match(
+        players[0],
+        players[1],
+        &[&settings[..], &random, &["--seed", &seed]].concat(),
+    );
+    assert_eq!(again.summary["openings"], *source);
+    let openings =
+        |run: &Run| -> Vec<Value> { run.games().iter().map(|g| g["opening"].clone()).collect() };
+    assert_eq!(openings(&again), openings(&from_the_clock));
+    for opening in openings(&again) {
+        for stone in opening.as_array().unwrap() {
+            let mv = cell(stone);
+            assert!(mv.row.abs_diff(4) <= 2 && mv.col.abs_diff(4) <= 2, "{mv}");
+        }
+    }
+
+    let file = from_the_clock.dir.path().join("openings.txt");
+    std::fs::write(&file, "0,0, 1,0, 1,1\n-1,-1, 0,1, 2,2\n").unwrap();
+    let listed = run_match(
+        players[0],
+        players[1],
+        &[&settings[..], &["--openings", file.to_str().unwrap()]].concat(),
+    );
+    let source = &listed.summary["openings"];
+    assert_eq!(source["kind"], "file", "{source}");
+    assert_eq!(source["count"], 2);
+    assert_eq!(source["path"], file.to_str().unwrap());
+    let empty = run_match(players[0], players[1], &settings);
+    assert_eq!(empty.summary["openings"]["kind"], "empty");
+}
+
+#[test]
+fn an_opening_radius_too_small_for_the_stones_is_one_clear_error() {
+    let output = Command::new(BIN)
+        .args(["match", "--player1", ENGINE, "--player2", "builtin"])
+        .args([
+            "--board",
+            "9x9",
+            "--random-opening",
+            "3",
+            "--opening-radius",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--opening-radius 0") && stderr.contains("3 stones"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+#[test]
 fn a_fixed_colour_plays_each_pairs_opening_once_with_that_colour() {
     let settings = [
         "--board",

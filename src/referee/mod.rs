@@ -28,7 +28,7 @@ use player::{
 };
 pub use records::{load_summary, MatchSummary, ReplayedMove, SummaryGame};
 use report::Reporter;
-use schedule::{run_workers, Colours, Openings, Plan};
+use schedule::{run_workers, Colours, Openings, OpeningsSource, Plan};
 use stats::{Sprt, SprtError};
 
 /// `connect5 match` options (boxed: the subcommand enum stays small).
@@ -384,7 +384,10 @@ impl MatchOptions {
                     error,
                 }
             })?;
-            Ok(Openings::List(list))
+            Ok(Openings::List {
+                path: path.clone(),
+                openings: list,
+            })
         } else if let Some(stones) = self.random_opening {
             let seed = self.seed.unwrap_or_else(seed_from_clock);
             // Fails here, before any game, when no such opening exists on this board.
@@ -520,6 +523,8 @@ pub fn run_match(args: &MatchOptions, interrupted: &AtomicBool) -> Result<MatchE
     if plan.specs.iter().any(|spec| spec.kind.runs_a_program()) {
         eprintln!("Players' stderr goes to {}", plan.context.log_dir.display());
     }
+    let openings = plan.openings.source();
+    eprintln!("Openings: {openings}");
     let names = plan.specs.each_ref().map(|spec| spec.name.clone());
     let settings = plan.settings;
     let mut reporter = Reporter::new(names, args.games, args.colours(), sprt, args.quiet);
@@ -529,7 +534,7 @@ pub fn run_match(args: &MatchOptions, interrupted: &AtomicBool) -> Result<MatchE
     }
     reporter.finish();
     if let Some(path) = &args.json {
-        write_summary(args, path, reporter, &settings)?;
+        write_summary(args, path, reporter, &settings, openings)?;
     }
     if end == MatchEnd::Interrupted {
         player::kill_all_players();
@@ -611,6 +616,7 @@ fn write_summary(
     path: &Path,
     reporter: Reporter,
     settings: &GameSettings,
+    openings: OpeningsSource,
 ) -> Result<(), MatchError> {
     let summary = reporter.summary(
         format!("{}x{}", settings.rows, settings.cols),
@@ -618,6 +624,7 @@ fn write_summary(
         args.tc.is_none().then_some(args.time_ms),
         args.tc.clone(),
         args.strict,
+        openings,
     );
     let text = serde_json::to_string_pretty(&summary).map_err(MatchError::EncodeSummary)?;
     std::fs::write(path, text + "\n").map_err(|error| MatchError::WriteSummary {

@@ -71,6 +71,14 @@ pub enum RandomOpeningError {
         rows: usize,
         cols: usize,
     },
+    #[error(
+        "--opening-radius {radius} holds {cells} cells of this board, too few for {stones} stones and a cell to spare"
+    )]
+    RadiusTooSmall {
+        radius: usize,
+        cells: usize,
+        stones: usize,
+    },
 }
 
 /// Reads every opening of `text`, checking each fits the board and leaves a game to play.
@@ -212,7 +220,7 @@ pub fn random_opening<R: Rng>(
     if stones >= rows * cols {
         return Err(RandomOpeningError::TooManyStones { stones, rows, cols });
     }
-    let cells = opening_cells(stones, radius, rows, cols);
+    let cells = opening_cells(stones, radius, rows, cols)?;
     for _ in 0..1000 {
         let moves: Vec<Move> = cells.choose_multiple(rng, stones).copied().collect();
         if check_opening(&moves, rows, cols, rule).is_ok() {
@@ -222,27 +230,70 @@ pub fn random_opening<R: Rng>(
     Err(RandomOpeningError::NoneFound { stones, rows, cols })
 }
 
-/// The cells random openings of `stones` stones are drawn from: a square around the centre,
-/// of `radius` or roomy enough for them (so that openings look like games); the whole board when
-/// it is too small.
-fn opening_cells(stones: usize, radius: Option<usize>, rows: usize, cols: usize) -> Vec<Move> {
-    let radius = radius.unwrap_or_else(|| {
-        let mut radius = 1usize;
-        while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
-            radius += 1;
-        }
-        radius
-    });
+/// The cells random openings of `stones` stones are drawn from: the square of the radius
+/// [`opening_square`] gives, or the whole board.
+fn opening_cells(
+    stones: usize,
+    radius: Option<usize>,
+    rows: usize,
+    cols: usize,
+) -> Result<Vec<Move>, RandomOpeningError> {
     let all_cells = (0..rows).flat_map(|r| (0..cols).map(move |c| Move::new(r, c)));
-    let near_centre: Vec<Move> = all_cells
-        .clone()
-        .filter(|m| m.row.abs_diff(rows / 2) <= radius && m.col.abs_diff(cols / 2) <= radius)
-        .collect();
-    if near_centre.len() > stones {
-        near_centre
-    } else {
-        all_cells.collect()
+    Ok(match opening_square(stones, radius, rows, cols)? {
+        Some(radius) => all_cells
+            .filter(|m| within(*m, radius, rows, cols))
+            .collect(),
+        None => all_cells.collect(),
+    })
+}
+
+/// The radius of the square around the centre that random openings of `stones` stones are drawn
+/// from: the one asked for, or by default the smallest with three cells per stone (so that
+/// openings look like games); `None`, the whole board, when the default square is the board or
+/// leaves no cell to spare. A radius asked for that leaves no cell to spare is an error, not a
+/// silently wider draw.
+pub fn opening_square(
+    stones: usize,
+    radius: Option<usize>,
+    rows: usize,
+    cols: usize,
+) -> Result<Option<usize>, RandomOpeningError> {
+    let cells_within = |radius: usize| {
+        let span = |size: usize| {
+            (0..size)
+                .filter(|&i| i.abs_diff(size / 2) <= radius)
+                .count()
+        };
+        span(rows) * span(cols)
+    };
+    match radius {
+        Some(radius) => {
+            let cells = cells_within(radius);
+            if cells > stones {
+                Ok(Some(radius))
+            } else {
+                Err(RandomOpeningError::RadiusTooSmall {
+                    radius,
+                    cells,
+                    stones,
+                })
+            }
+        }
+        None => {
+            let mut radius = 1usize;
+            while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
+                radius += 1;
+            }
+            Ok(
+                (cells_within(radius) > stones && cells_within(radius) < rows * cols)
+                    .then_some(radius),
+            )
+        }
     }
+}
+
+fn within(cell: Move, radius: usize, rows: usize, cols: usize) -> bool {
+    cell.row.abs_diff(rows / 2) <= radius && cell.col.abs_diff(cols / 2) <= radius
 }
 
 #[cfg(test)]
@@ -353,6 +404,34 @@ mod tests {
             .iter()
             .flatten()
             .all(|mv| mv.row.abs_diff(10) <= 1 && mv.col.abs_diff(10) <= 1));
+    }
+
+    #[test]
+    fn a_radius_too_small_for_the_stones_is_refused_and_the_default_never_is() {
+        let rule = Rule::exact(5);
+        let mut rng = StdRng::seed_from_u64(5);
+        // Radius 0 is the centre alone; radius 1 holds 9 cells, too few for 9 stones and a spare.
+        for (radius, stones, cells) in [(0, 3, 1), (1, 9, 9)] {
+            let refused = random_opening(&mut rng, stones, Some(radius), 20, 20, rule);
+            assert_eq!(
+                refused,
+                Err(RandomOpeningError::RadiusTooSmall {
+                    radius,
+                    cells,
+                    stones
+                })
+            );
+            let message = refused.unwrap_err().to_string();
+            assert!(message.contains(&format!("--opening-radius {radius}")));
+        }
+        assert_eq!(opening_square(8, Some(1), 20, 20), Ok(Some(1)));
+        // A radius clipped by a small board counts the cells the board has.
+        assert_eq!(opening_square(3, Some(1), 2, 2), Ok(Some(1)));
+        assert!(opening_square(4, Some(1), 2, 2).is_err());
+        // By default: the smallest square with three cells a stone, or the whole board.
+        assert_eq!(opening_square(3, None, 20, 20), Ok(Some(1)));
+        assert_eq!(opening_square(9, None, 20, 20), Ok(Some(3)));
+        assert_eq!(opening_square(8, None, 3, 3), Ok(None));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::game::{GameRecord, Outcome};
-use super::schedule::{Colours, Finished};
+use super::schedule::{Colours, Finished, OpeningsSource};
 use super::stats::{format_elo, Sprt, SprtStatus, Tally};
 
 /// Points the first player scored in a game.
@@ -55,6 +55,8 @@ pub struct Summary {
     /// The time control as `--tc` gave it.
     pub tc: Option<String>,
     pub strict: bool,
+    /// Where the openings came from: enough to play them again.
+    pub openings: OpeningsSource,
     pub games_planned: usize,
     pub games_played: u64,
     /// The first player's colour in every game under `--first-colour`; `null` for pairs with
@@ -365,6 +367,7 @@ impl Reporter {
         time_ms: Option<u64>,
         tc: Option<String>,
         strict: bool,
+        openings: OpeningsSource,
     ) -> Summary {
         let t = self.tally;
         let finite = |x: f64| x.is_finite().then_some(x + 0.0);
@@ -397,6 +400,7 @@ impl Reporter {
             time_ms,
             tc,
             strict,
+            openings,
             games_planned: self.planned,
             games_played: t.games(),
             first_colour: match self.colours {

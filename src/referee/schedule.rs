@@ -2,6 +2,7 @@
 //! opening with fixed colours, `concurrency` games at once, each worker with its own instance of
 //! both players (its own processes, its own connections), as cutechess-cli does.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use super::game::{play_game, GameRecord, GameSettings};
 use super::player::{make_player, Player, PlayerContext, PlayerSpec};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use serde::Serialize;
 
-use super::openings::random_opening;
+use super::openings::{opening_square, random_opening};
 use crate::board::{Move, Rule, Stone};
 
 /// A finished game, as a worker hands it back.
@@ -77,7 +79,10 @@ pub enum Openings {
     /// Every game starts on an empty board.
     Empty,
     /// A file's openings, in order, cycling.
-    List(Vec<Vec<Move>>),
+    List {
+        path: PathBuf,
+        openings: Vec<Vec<Move>>,
+    },
     /// `stones` random stones, drawn for opening `n` from a generator seeded with `seed` and `n`:
     /// the same seed gives the same openings, and none is made before its games are played.
     Random {
@@ -96,7 +101,7 @@ impl Openings {
     pub fn nth(&self, number: usize) -> Vec<Move> {
         match self {
             Openings::Empty => Vec::new(),
-            Openings::List(list) => list[number % list.len()].clone(),
+            Openings::List { openings, .. } => openings[number % openings.len()].clone(),
             &Openings::Random {
                 stones,
                 radius,
@@ -110,6 +115,71 @@ impl Openings {
                 // Checked when the match was set up: the first opening exists, and every opening
                 // draws from the same cells.
                 random_opening(&mut rng, stones, radius, rows, cols, rule).unwrap_or_default()
+            }
+        }
+    }
+}
+
+/// Where a match's openings came from, as its JSON summary and its first lines say: enough to
+/// play the same openings again (a seed drawn from the clock included).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OpeningsSource {
+    Empty,
+    File {
+        path: PathBuf,
+        count: usize,
+    },
+    Random {
+        stones: usize,
+        /// The square's radius around the centre; `null` for the whole board.
+        radius: Option<usize>,
+        seed: u64,
+    },
+}
+
+impl Openings {
+    pub fn source(&self) -> OpeningsSource {
+        match self {
+            Openings::Empty => OpeningsSource::Empty,
+            Openings::List { path, openings } => OpeningsSource::File {
+                path: path.clone(),
+                count: openings.len(),
+            },
+            &Openings::Random {
+                stones,
+                radius,
+                seed,
+                rows,
+                cols,
+                ..
+            } => OpeningsSource::Random {
+                stones,
+                radius: opening_square(stones, radius, rows, cols).unwrap_or(radius),
+                seed,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for OpeningsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpeningsSource::Empty => write!(f, "every game from the empty board"),
+            OpeningsSource::File { path, count } => {
+                write!(f, "the {count} of {}, in order", path.display())
+            }
+            OpeningsSource::Random {
+                stones,
+                radius,
+                seed,
+            } => {
+                write!(f, "{stones} random stones ")?;
+                match radius {
+                    Some(radius) => write!(f, "within {radius} of the centre")?,
+                    None => write!(f, "anywhere on the board")?,
+                }
+                write!(f, ", seed {seed} (`--seed {seed}` plays them again)")
             }
         }
     }
