@@ -238,13 +238,8 @@ fn opening_cells(
     rows: usize,
     cols: usize,
 ) -> Result<Vec<Move>, RandomOpeningError> {
-    let all_cells = (0..rows).flat_map(|r| (0..cols).map(move |c| Move::new(r, c)));
-    Ok(match opening_square(stones, radius, rows, cols)? {
-        Some(radius) => all_cells
-            .filter(|m| within(*m, radius, rows, cols))
-            .collect(),
-        None => all_cells.collect(),
-    })
+    let radius = opening_square(stones, radius, rows, cols)?;
+    Ok(square_cells(radius.unwrap_or(usize::MAX), rows, cols).collect())
 }
 
 /// The radius of the square around the centre that random openings of `stones` stones are drawn
@@ -258,17 +253,9 @@ pub fn opening_square(
     rows: usize,
     cols: usize,
 ) -> Result<Option<usize>, RandomOpeningError> {
-    let cells_within = |radius: usize| {
-        let span = |size: usize| {
-            (0..size)
-                .filter(|&i| i.abs_diff(size / 2) <= radius)
-                .count()
-        };
-        span(rows) * span(cols)
-    };
     match radius {
         Some(radius) => {
-            let cells = cells_within(radius);
+            let cells = square_cells(radius, rows, cols).count();
             if cells > stones {
                 Ok(Some(radius))
             } else {
@@ -284,16 +271,17 @@ pub fn opening_square(
             while (2 * radius + 1).pow(2) < stones * 3 && radius < rows.max(cols) {
                 radius += 1;
             }
-            Ok(
-                (cells_within(radius) > stones && cells_within(radius) < rows * cols)
-                    .then_some(radius),
-            )
+            let cells = square_cells(radius, rows, cols).count();
+            Ok((cells > stones && cells < rows * cols).then_some(radius))
         }
     }
 }
 
-fn within(cell: Move, radius: usize, rows: usize, cols: usize) -> bool {
-    cell.row.abs_diff(rows / 2) <= radius && cell.col.abs_diff(cols / 2) <= radius
+/// The board's cells within `radius` of the centre (in both coordinates), row by row.
+fn square_cells(radius: usize, rows: usize, cols: usize) -> impl Iterator<Item = Move> {
+    (0..rows)
+        .flat_map(move |r| (0..cols).map(move |c| Move::new(r, c)))
+        .filter(move |m| m.row.abs_diff(rows / 2) <= radius && m.col.abs_diff(cols / 2) <= radius)
 }
 
 #[cfg(test)]

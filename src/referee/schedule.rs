@@ -118,27 +118,8 @@ impl Openings {
             }
         }
     }
-}
 
-/// Where a match's openings came from, as its JSON summary and its first lines say: enough to
-/// play the same openings again (a seed drawn from the clock included).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum OpeningsSource {
-    Empty,
-    File {
-        path: PathBuf,
-        count: usize,
-    },
-    Random {
-        stones: usize,
-        /// The square's radius around the centre; `null` for the whole board.
-        radius: Option<usize>,
-        seed: u64,
-    },
-}
-
-impl Openings {
+    /// Where the openings come from, for the summary and the match's first lines.
     pub fn source(&self) -> OpeningsSource {
         match self {
             Openings::Empty => OpeningsSource::Empty,
@@ -162,12 +143,30 @@ impl Openings {
     }
 }
 
+/// Where a match's openings came from, as its JSON summary and its first lines say: enough to
+/// play the same openings again (a seed drawn from the clock included).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OpeningsSource {
+    Empty,
+    File {
+        path: PathBuf,
+        count: usize,
+    },
+    Random {
+        stones: usize,
+        /// The square's radius around the centre; `null` for the whole board.
+        radius: Option<usize>,
+        seed: u64,
+    },
+}
+
 impl std::fmt::Display for OpeningsSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             OpeningsSource::Empty => write!(f, "every game from the empty board"),
             OpeningsSource::File { path, count } => {
-                write!(f, "the {count} of {}, in order", path.display())
+                write!(f, "the {count} openings of {}, in order", path.display())
             }
             OpeningsSource::Random {
                 stones,
