@@ -72,7 +72,7 @@ pub enum RandomOpeningError {
         cols: usize,
     },
     #[error(
-        "--opening-radius {radius} holds {cells} cells of this board, too few for {stones} stones and a cell to spare"
+        "--opening-radius {radius} is too small for {stones} stones and a cell to spare: its square covers {cells} of this board's cells"
     )]
     RadiusTooSmall {
         radius: usize,
