@@ -462,7 +462,13 @@ impl Searcher {
             return self.leaf(clock, me, ply);
         }
         if let Some(block) = self.pos.find_win(me.opponent()) {
-            return self.forced_block(clock, me, block, depth, alpha, beta, ply);
+            // The opponent has a four: the block is the one move, played at once without the
+            // table, the move list or the history. A fifth of a 1 s search's nodes are such
+            // blocks (docs/engine.md, session 66): their table entries repeated their child's
+            // score and took slots from other nodes, and each cut they made credited the block's
+            // cell in the history that orders the open nodes' moves (session 67 measures it).
+            let child_depth = depth - PLY + self.tuning.block_extension;
+            return self.score_of_move(clock, me, block, child_depth, alpha, beta, ply);
         }
         let pv_node = beta - alpha > 1;
         let key = self.key(me);
@@ -504,7 +510,7 @@ impl Searcher {
         if sorted {
             sort_by_score(&mut list);
         }
-        // (A forced block never comes here: `forced_block` searches it.)
+        // (A forced block never comes here: it was played at once above.)
         let new_depth = depth - PLY;
         let singularity = match entry {
             Some(entry) if set == MoveSet::All => {
@@ -615,30 +621,6 @@ impl Searcher {
         best
     }
 
-    /// A node where the opponent has a four: its one move, the block, played at once without the
-    /// table, the move list or the history. A fifth of a 1 s search's nodes are such blocks
-    /// (docs/engine.md, session 66): their table entries repeated their child's score and took
-    /// slots from other nodes, and each cut they made credited the block's cell in the history
-    /// that orders the open nodes' moves. Measured in docs/engine.md, session 67.
-    #[allow(clippy::too_many_arguments)]
-    fn forced_block(
-        &mut self,
-        clock: &mut SearchClock,
-        me: Stone,
-        block: usize,
-        depth: i32,
-        alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
-        self.attacking[ply] = makes_attack(&self.pos, block, me);
-        let child_depth = depth - PLY + self.tuning.block_extension;
-        self.pos.make(block, me);
-        let score = -self.negamax(clock, me.opponent(), child_depth, -beta, -alpha, ply + 1);
-        self.pos.unmake(block);
-        score
-    }
-
     /// The singular test of the table's move (`entry`'s, first in `list`), when it stored a
     /// score that is no upper bound from nearly this depth: every other move the node would
     /// search is searched at half the depth against a margin below that score.
@@ -697,9 +679,25 @@ impl Searcher {
         bound: i32,
         ply: usize,
     ) -> i32 {
+        self.score_of_move(clock, me, cell, depth, bound - 1, bound, ply)
+    }
+
+    /// The score for `me` of playing `cell`, searched `depth` deep in the window (`alpha`,
+    /// `beta`), with no search of the node's other moves.
+    #[allow(clippy::too_many_arguments)]
+    fn score_of_move(
+        &mut self,
+        clock: &mut SearchClock,
+        me: Stone,
+        cell: usize,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
         self.attacking[ply] = makes_attack(&self.pos, cell, me);
         self.pos.make(cell, me);
-        let value = -self.negamax(clock, me.opponent(), depth, -bound, -bound + 1, ply + 1);
+        let value = -self.negamax(clock, me.opponent(), depth, -beta, -alpha, ply + 1);
         self.pos.unmake(cell);
         value
     }
