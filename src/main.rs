@@ -6,6 +6,7 @@ mod gomocup_command;
 mod logging;
 mod match_command;
 mod morpion_command;
+mod openings_command;
 mod play;
 mod review;
 mod tune;
@@ -54,6 +55,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Search a fixed set of positions to a fixed depth; print nodes, speed and time.
     Bench(bench::BenchArgs),
+    /// Draw random openings and keep those the engine's search scores near even: an openings
+    /// file for `connect5 match --openings` where neither colour wins nearly every game.
+    Openings(openings_command::OpeningsArgs),
     /// List the search's tunable constants (`--param NAME=VALUE`): name, default, range, meaning.
     Params(ParamsArgs),
     /// Fit the evaluation's tables to played games (match JSON summaries): to their results, or
@@ -394,6 +398,7 @@ fn main() -> ExitCode {
     if matches!(
         cli.command,
         Command::Bench(_)
+            | Command::Openings(_)
             | Command::Params(_)
             | Command::Review(_)
             | Command::Compare(_)
@@ -416,6 +421,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_command::run(args),
         Command::Play(args) => play::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Openings(args) => openings_command::run(args),
         Command::Params(args) => {
             params_command(args);
             ExitCode::SUCCESS

@@ -152,6 +152,52 @@ fn parse_offset_line(line: &str, rows: usize, cols: usize) -> Result<Vec<Move>, 
         .collect()
 }
 
+/// `moves` as an offset line (`0,0, 1,0, 1,3`), the form [`parse_openings`] and c-gomoku-cli read.
+pub fn offset_line(moves: &[Move], rows: usize, cols: usize) -> String {
+    let offset = |mv: &Move| {
+        let x = mv.col as i64 - (cols / 2) as i64;
+        let y = mv.row as i64 - (rows / 2) as i64;
+        format!("{x},{y}")
+    };
+    moves.iter().map(offset).collect::<Vec<_>>().join(", ")
+}
+
+/// The same key for two openings that one of the board's symmetries (its mirrors, and on a
+/// square board its rotations) maps onto each other: each colour's cells, sorted, in the least
+/// of the opening's images.
+pub fn symmetry_key(moves: &[Move], rows: usize, cols: usize) -> Vec<Move> {
+    let transposes: &[bool] = if rows == cols {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let mut least: Option<Vec<Move>> = None;
+    for &transpose in transposes {
+        for flip_rows in [false, true] {
+            for flip_cols in [false, true] {
+                let image = |mv: &Move| {
+                    let row = if flip_rows { rows - 1 - mv.row } else { mv.row };
+                    let col = if flip_cols { cols - 1 - mv.col } else { mv.col };
+                    if transpose {
+                        Move::new(col, row)
+                    } else {
+                        Move::new(row, col)
+                    }
+                };
+                let mut black: Vec<Move> = moves.iter().step_by(2).map(image).collect();
+                let mut white: Vec<Move> = moves.iter().skip(1).step_by(2).map(image).collect();
+                black.sort_unstable();
+                white.sort_unstable();
+                black.extend(white);
+                if least.as_ref().is_none_or(|least| black < *least) {
+                    least = Some(black);
+                }
+            }
+        }
+    }
+    least.unwrap_or_default()
+}
+
 /// `h8i9j7`: letter = column from `a`, number = row from 1.
 fn parse_pos_line(line: &str) -> Result<Vec<Move>, OpeningProblem> {
     let mut moves = Vec::new();
@@ -290,6 +336,55 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::SeedableRng;
     use std::collections::HashSet;
+
+    #[test]
+    fn an_offset_line_reads_back_as_the_same_opening() {
+        for (rows, cols) in [(15, 15), (20, 20), (9, 12)] {
+            let moves = vec![
+                Move::new(0, 0),
+                Move::new(rows / 2, cols / 2),
+                Move::new(rows - 1, 3),
+            ];
+            let line = offset_line(&moves, rows, cols);
+            let read = parse_openings(&line, rows, cols, Rule::exact(5)).unwrap();
+            assert_eq!(read, vec![moves], "{line}");
+        }
+    }
+
+    #[test]
+    fn openings_share_a_symmetry_key_only_with_their_mirrors_and_rotations() {
+        let (rows, cols) = (20, 20);
+        let opening = [Move::new(9, 9), Move::new(10, 11), Move::new(8, 9)];
+        let key = symmetry_key(&opening, rows, cols);
+        let mirrored: Vec<Move> = opening
+            .iter()
+            .map(|m| Move::new(m.row, cols - 1 - m.col))
+            .collect();
+        let rotated: Vec<Move> = opening
+            .iter()
+            .map(|m| Move::new(m.col, rows - 1 - m.row))
+            .collect();
+        assert_eq!(symmetry_key(&mirrored, rows, cols), key);
+        assert_eq!(symmetry_key(&rotated, rows, cols), key);
+        // The same cells with the colours changed over, or one stone moved, are another opening.
+        let swapped = [Move::new(10, 11), Move::new(9, 9), Move::new(8, 9)];
+        assert_ne!(symmetry_key(&swapped, rows, cols), key);
+        let moved = [Move::new(9, 9), Move::new(10, 12), Move::new(8, 9)];
+        assert_ne!(symmetry_key(&moved, rows, cols), key);
+        // On a rectangle only the mirrors are symmetries: the transposed opening is another one.
+        let (rows, cols) = (12, 12 + 3);
+        let opening = [Move::new(1, 2), Move::new(5, 9)];
+        let transposed: Vec<Move> = opening.iter().map(|m| Move::new(m.col, m.row)).collect();
+        assert_ne!(
+            symmetry_key(&transposed, rows, cols),
+            symmetry_key(&opening, rows, cols)
+        );
+        let mirrored = [Move::new(rows - 2, 2), Move::new(rows - 6, 9)];
+        assert_eq!(
+            symmetry_key(&mirrored, rows, cols),
+            symmetry_key(&opening, rows, cols)
+        );
+    }
 
     #[test]
     fn both_formats_read_as_c_gomoku_cli_writes_them() {
