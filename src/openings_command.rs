@@ -12,10 +12,10 @@ use std::sync::Mutex;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use connect5::board::{Board, Move, Rule, Stone};
+use connect5::board::{Move, Rule};
 use connect5::engine::params::ParamArgs;
 use connect5::engine::{is_mate, think, Deadline, EngineConfig, EngineKind, Score};
-use connect5::referee::{offset_line, parse_board, random_opening, symmetry_key};
+use connect5::referee::{offset_line, opening_board, parse_board, random_opening, symmetry_key};
 
 #[derive(clap::Args, Debug)]
 pub struct OpeningsArgs {
@@ -244,12 +244,7 @@ fn score_opening(
     rule: Rule,
     config: &EngineConfig,
 ) -> Result<Scored, String> {
-    let mut board = Board::new(rows, cols).map_err(|error| error.to_string())?;
-    let mut stone = Stone::Black;
-    for &mv in moves {
-        board.play(mv, stone).map_err(|error| error.to_string())?;
-        stone = stone.opponent();
-    }
+    let board = opening_board(moves, rows, cols).map_err(|error| error.to_string())?;
     let decision = think(&board, rule, &Deadline::unlimited(), config)
         .map_err(|error| format!("opening {}: {error}", offset_line(moves, rows, cols)))?;
     Ok(Scored {

@@ -21,7 +21,7 @@ use rand::SeedableRng;
 use crate::board::{Rule, Stone, MAX_SIDE};
 pub use game::{GameRecord, Outcome, Termination};
 use game::{GameSettings, TimeControl};
-pub use openings::{offset_line, random_opening, symmetry_key};
+pub use openings::{offset_line, opening_board, random_opening, symmetry_key};
 use openings::{OpeningsFileError, RandomOpeningError};
 use player::{
     make_player, parse_player_spec, PlayerContext, PlayerSpec, PlayerSpecError,

@@ -232,6 +232,19 @@ pub fn check_opening(
     cols: usize,
     rule: Rule,
 ) -> Result<(), OpeningProblem> {
+    let board = opening_board(moves, rows, cols)?;
+    if let Some(winner) = board.winner(rule) {
+        return Err(OpeningProblem::AlreadyWon(winner));
+    }
+    if board.is_full() {
+        return Err(OpeningProblem::BoardFull);
+    }
+    Ok(())
+}
+
+/// The board after the opening's stones, black first, alternating; an error for a stone off the
+/// board or on another.
+pub fn opening_board(moves: &[Move], rows: usize, cols: usize) -> Result<Board, OpeningProblem> {
     let mut board = Board::new(rows, cols)?;
     let mut stone = Stone::Black;
     for &mv in moves {
@@ -243,13 +256,7 @@ pub fn check_opening(
             .map_err(|_| OpeningProblem::PlayedTwice(mv))?;
         stone = stone.opponent();
     }
-    if let Some(winner) = board.winner(rule) {
-        return Err(OpeningProblem::AlreadyWon(winner));
-    }
-    if board.is_full() {
-        return Err(OpeningProblem::BoardFull);
-    }
-    Ok(())
+    Ok(board)
 }
 
 /// `stones` random stones near the centre, black first, alternating, with no winning line and a
