@@ -296,13 +296,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             Ok(())
         })
     });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("connect5 serve: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    command_status("serve", result)
 }
 
 async fn bind(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
@@ -390,6 +384,18 @@ fn params_command(args: ParamsArgs) {
         print!("{}", OrderingWeights::of_params(&params).to_text(&header));
     } else {
         print!("{}", connect5::engine::params::table());
+    }
+}
+
+/// How a command that prints its own results ends: success, or its error as one line on stderr
+/// named by the command (`connect5 NAME: ...`) and exit status 1.
+fn command_status(command: &str, result: Result<(), impl std::fmt::Display>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("connect5 {command}: {error}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -71,13 +71,7 @@ struct Scored {
 }
 
 pub fn run(args: OpeningsArgs) -> ExitCode {
-    match select(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("connect5 openings: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::command_status("openings", select(&args))
 }
 
 fn select(args: &OpeningsArgs) -> Result<(), String> {

@@ -118,18 +118,13 @@ fn line_name(rule: Rule) -> String {
 pub fn run(args: PlayArgs) -> ExitCode {
     // Through a pipe nothing echoes what was typed: echo it, so the transcript reads as a game.
     let echo = !std::io::stdin().is_terminal();
-    match play(
+    let result = play(
         &args,
         &mut std::io::stdin().lock(),
         &mut std::io::stdout(),
         echo,
-    ) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("connect5 play: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    );
+    crate::command_status("play", result)
 }
 
 /// Plays one game, reading the person's moves from `input` and writing everything to `output`

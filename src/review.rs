@@ -59,13 +59,7 @@ enum Verdict {
 }
 
 pub fn run(args: ReviewArgs) -> ExitCode {
-    match review(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("connect5 review: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::command_status("review", review(&args))
 }
 
 fn review(args: &ReviewArgs) -> Result<(), String> {

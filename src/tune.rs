@@ -115,13 +115,7 @@ pub fn run(args: TuneArgs) -> ExitCode {
     } else {
         tune(&args)
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("connect5 tune: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::command_status("tune", result)
 }
 
 /// The samples of the fit and of the held-out check (evaluation samples, or a move fit's), and
