@@ -991,15 +991,16 @@ impl Searcher {
 
     /// One root iteration in an aspiration window around the previous iteration's score,
     /// widened (four times, then to the edge of the proven scores, then to the full window)
-    /// while the score falls outside it. A window bounded by the proven scores leaves a win
-    /// found in it a lower bound: the winner's nodes cut at the first win they see instead of
-    /// proving the shortest, and the loser's at the first escape, which is all the choice of a
-    /// move needs (a win at the edge ends the iteration). The full window, whose mates are
-    /// exact, is searched only when every move is proved lost, for the longest resistance; in
-    /// a 1 s search it cost ten times the nodes that had found the win (docs/engine.md,
-    /// session 70). Returns
-    /// the score, the index in `root` of the best move when one completed its search, and the
-    /// move that last failed high with its score (a lower bound), if one did.
+    /// while the score falls outside it. Returns the score, the index in `root` of the best move
+    /// when one completed its search, and the move that last failed high with its score (a
+    /// lower bound), if one did.
+    ///
+    /// A window bounded by the proven scores leaves a win found in it a lower bound: the
+    /// winner's nodes cut at the first win they see instead of proving the shortest, and the
+    /// loser's at the first escape, which is all the choice of a move needs (a win at the edge
+    /// ends the iteration). The full window, whose mates are exact, is searched only when every
+    /// move is proved lost, for the longest resistance; in a 1 s search it cost ten times the
+    /// nodes that had found the win (docs/engine.md, session 70).
     ///
     /// A move that fails high is moved to the front of `root`, so the wider window searches it
     /// first and a clock that stops during that search still leaves the move that beat the
@@ -1029,7 +1030,7 @@ impl Searcher {
             }
             if score <= alpha && alpha > -INFINITE {
                 window *= 4;
-                alpha = if alpha > -WIN_THRESHOLD && score > -WIN_THRESHOLD {
+                alpha = if score > -WIN_THRESHOLD {
                     (score - window).max(-WIN_THRESHOLD)
                 } else {
                     -INFINITE
@@ -1212,24 +1213,9 @@ mod tests {
             ".............",
             ".............",
         ];
-        let mut searcher = Searcher::new(
-            position_of(&rows),
-            Tt::new(1 << 20),
-            &SearchParams::default(),
-        );
-        let mut clock = SearchClock::new(crate::engine::time::Deadline::unlimited(), CHECK_EVERY);
-        let me = Stone::Black;
-        let beta = searcher.evaluate(me) + 1_000;
-        let mut list = Vec::new();
-        assert_eq!(searcher.generate(me, &mut list), MoveSet::All);
-        searcher.score_for_order(&mut list, None, 0);
-        let cut = searcher
-            .probcut(&mut clock, me, 6 * PLY, beta, 0, None, &mut list)
-            .expect("the open four reaches any bound");
-        let entry = searcher
-            .tt
-            .probe(searcher.key(me))
-            .expect("the cut is stored");
+        let (_, cut, stored) = probcut_at(&rows, &SearchParams::default(), 1_000);
+        let cut = cut.expect("the open four reaches any bound");
+        let entry = stored.expect("the cut is stored");
         assert_eq!(cut, score_from_table(entry.score, 0));
         assert_eq!(crate::engine::types::mate_distance(cut), Some(3), "{cut}");
     }
@@ -1258,6 +1244,25 @@ mod tests {
         assert!(bound > 1_500 + searcher.tuning.aspiration_window, "{bound}");
     }
 
+    /// ProbCut at a depth-6 node where black, to move, has every move open, against a beta this
+    /// far above the static evaluation: the beta, the cut if any, and what the table then holds.
+    fn probcut_at(
+        rows: &[&str],
+        params: &SearchParams,
+        beta_above_eval: i32,
+    ) -> (i32, Option<i32>, Option<Entry>) {
+        let mut searcher = Searcher::new(position_of(rows), Tt::new(1 << 20), params);
+        let mut clock = SearchClock::new(crate::engine::time::Deadline::unlimited(), CHECK_EVERY);
+        let me = Stone::Black;
+        let beta = searcher.evaluate(me) + beta_above_eval;
+        let mut list = Vec::new();
+        assert_eq!(searcher.generate(me, &mut list), MoveSet::All);
+        searcher.score_for_order(&mut list, None, 0);
+        let cut = searcher.probcut(&mut clock, me, 6 * PLY, beta, 0, None, &mut list);
+        let stored = searcher.tt.probe(searcher.key(me));
+        (beta, cut, stored)
+    }
+
     #[test]
     fn probcut_cuts_only_far_above_beta_and_leaves_a_lower_bound() {
         // Black's open two and a lone stone, white's two far stones: black, to move, is better
@@ -1277,21 +1282,8 @@ mod tests {
             ".............",
             ".............",
         ];
-        let probcut_at = |params: &SearchParams, beta_above_eval: i32| {
-            let mut searcher = Searcher::new(position_of(&rows), Tt::new(1 << 20), params);
-            let mut clock =
-                SearchClock::new(crate::engine::time::Deadline::unlimited(), CHECK_EVERY);
-            let me = Stone::Black;
-            let beta = searcher.evaluate(me) + beta_above_eval;
-            let mut list = Vec::new();
-            assert_eq!(searcher.generate(me, &mut list), MoveSet::All);
-            searcher.score_for_order(&mut list, None, 0);
-            let cut = searcher.probcut(&mut clock, me, 6 * PLY, beta, 0, None, &mut list);
-            let stored = searcher.tt.probe(searcher.key(me));
-            (beta, cut, stored)
-        };
         let params = SearchParams::default();
-        let (beta, cut, stored) = probcut_at(&params, -1_000);
+        let (beta, cut, stored) = probcut_at(&rows, &params, -1_000);
         let score = cut.expect("a bound far below the evaluation is reached at once");
         assert!(score >= beta, "{score} against beta {beta}");
         let entry = stored.expect("the cut is stored");
@@ -1301,7 +1293,7 @@ mod tests {
             "the shallow search's depth, 6 - 4 plies, plus one"
         );
 
-        let (_, cut, stored) = probcut_at(&params, 1_000);
+        let (_, cut, stored) = probcut_at(&rows, &params, 1_000);
         assert_eq!(cut, None, "a bound far above the evaluation is not reached");
         assert!(stored.is_none());
 
@@ -1310,7 +1302,7 @@ mod tests {
             ..SearchParams::default()
         };
         assert_eq!(
-            probcut_at(&off, -1_000).1,
+            probcut_at(&rows, &off, -1_000).1,
             None,
             "probcut_depth=0 turns it off"
         );
