@@ -126,6 +126,30 @@ def analyst_eval(messages):
     return int(found[-1]) if found else None
 
 
+def analyse(brain, position, stones, nodes):
+    """The analyst's reply and MESSAGE lines for `stones` on `position`'s board, searched to the
+    node limit (the turn given is an hour, so the limit is what ends the search)."""
+    brain.send("INFO max_node %d" % nodes)
+    reply, messages, _ = brain.think(position["rows"], position["cols"], stones, 3_600_000)
+    return reply, messages
+
+
+def with_two_analysts(analyst_cmd, step):
+    """Runs `step(brain)` in two threads, each with its own analyst process, until it returns
+    False in both: the two cores share the analyst's work."""
+    def worker():
+        brain = Brain(analyst_cmd)
+        while step(brain):
+            pass
+        brain.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def key(index, move):
     return "%d:%d,%d" % (index, move[0], move[1])
 
@@ -154,34 +178,27 @@ def value(suite_file, values_file, nodes, analyst_cmd, choice_files):
     lock = threading.Lock()
     jobs = iter(list(todo.values()))
 
-    def worker():
-        brain = Brain(analyst_cmd)
-        while True:
-            with lock:
-                job = next(jobs, None)
-            if job is None:
-                break
-            i, move = job
-            position = suite[i]
-            stones = [tuple(s) for s in position["stones"]] + [tuple(move)]
-            brain.send("INFO max_node %d" % nodes)
-            _, messages, _ = brain.think(position["rows"], position["cols"], stones, 3_600_000)
-            if win_suite.reports_win(messages):
-                score = 2000
-            elif win_suite.mate_against_mover(messages) is not None:
-                score = -2000
-            else:
-                score = analyst_eval(messages)
-            with lock:
-                # The analyst scores the position for the side to move, the mover's opponent.
-                values[key(i, move)] = None if score is None else -score
-        brain.close()
+    def step(brain):
+        with lock:
+            job = next(jobs, None)
+        if job is None:
+            return False
+        i, move = job
+        position = suite[i]
+        stones = [tuple(s) for s in position["stones"]] + [tuple(move)]
+        _, messages = analyse(brain, position, stones, nodes)
+        if win_suite.reports_win(messages):
+            score = 2000
+        elif win_suite.mate_against_mover(messages) is not None:
+            score = -2000
+        else:
+            score = analyst_eval(messages)
+        with lock:
+            # The analyst scores the position for the side to move, the mover's opponent.
+            values[key(i, move)] = None if score is None else -score
+        return True
 
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with_two_analysts(analyst_cmd, step)
     with open(values_file, "w") as f:
         json.dump(values, f)
     print("%d values in %s" % (len(values), values_file))
@@ -196,33 +213,23 @@ def build(out, player, count, seed, nodes, analyst_cmd, summaries):
     lock = threading.Lock()
     todo = iter(pool)
 
-    def worker():
-        brain = Brain(analyst_cmd)
-        while True:
-            with lock:
-                if len(kept) >= count:
-                    break
-                position = next(todo, None)
-            if position is None:
-                break
-            brain.send("INFO max_node %d" % nodes)
-            reply, messages, _ = brain.think(position["rows"], position["cols"],
-                                             [tuple(s) for s in position["stones"]], 3_600_000)
-            score = analyst_eval(messages)
-            if score is None or abs(score) > DECIDED:
-                continue
-            with lock:
-                if len(kept) < count:
-                    kept.append(dict(position, label=parse_move(reply), eval=score))
-                    if len(kept) % 50 == 0:
-                        print("%d labelled" % len(kept), flush=True)
-        brain.close()
+    def step(brain):
+        with lock:
+            position = None if len(kept) >= count else next(todo, None)
+        if position is None:
+            return False
+        reply, messages = analyse(brain, position, [tuple(s) for s in position["stones"]], nodes)
+        score = analyst_eval(messages)
+        if score is None or abs(score) > DECIDED:
+            return True
+        with lock:
+            if len(kept) < count:
+                kept.append(dict(position, label=parse_move(reply), eval=score))
+                if len(kept) % 50 == 0:
+                    print("%d labelled" % len(kept), flush=True)
+        return True
 
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with_two_analysts(analyst_cmd, step)
     kept.sort(key=lambda p: (p["source"], p["game"], p["ply"]))
     with open(out, "w") as f:
         json.dump(kept, f)
