@@ -4,7 +4,8 @@ games: a screen, in minutes, of a lever meant to improve the quiet moves at a gi
 a match against that engine (docs/engine.md, "Issue 13, session 71").
 
 usage:
-  scripts/choice-suite.py build OUT_JSON PLAYER COUNT SEED NODES ANALYST_CMD... -- MATCH_JSON...
+  scripts/choice-suite.py build [--stretch FROM:TO] [--scores LOW:HIGH] OUT_JSON PLAYER COUNT SEED
+                          NODES ANALYST_CMD... -- MATCH_JSON...
   scripts/choice-suite.py run SUITE_JSON TURN_MS OUT_JSON BRAIN_CMD...
   scripts/choice-suite.py value SUITE_JSON VALUES_JSON NODES ANALYST_CMD... -- CHOICES...
   scripts/choice-suite.py compare SUITE_JSON CHOICES_A CHOICES_B [VALUES_JSON]
@@ -17,7 +18,10 @@ depend on the machine's load; two analyst processes share the work). The analyst
 `INFO max_node` (Rapfi does; connect5's brain does not, and would think for the hour the script
 gives it as its turn). Positions the analyst
 scores as a forced result or beyond +-600 (decided already), or whose move is forced by the
-patterns (a five to make or a four to block), are left out. The suite is a JSON list of
+patterns (a five to make or a four to block), are left out. `--stretch FROM:TO` takes the
+positions FROM to TO stones after the opening instead (default 0:24), `--scores LOW:HIGH` those
+whose analyst score, either sign, is LOW to HIGH (default 0:600): session 72's suite of the
+positions one side already leads, where a lever's conversion and defence show. The suite is a JSON list of
 {source, game, ply, rows, cols, stones, label, eval} (`stones` in the order played, black first;
 `label` the analyst's move as [row, col]).
 
@@ -57,8 +61,8 @@ STONES_AFTER_OPENING = 24
 DECIDED = 600
 
 
-def collect(summaries, player):
-    """Every distinct position of the early middle game where `player` was to move."""
+def collect(summaries, player, stretch=(0, STONES_AFTER_OPENING)):
+    """Every distinct position `stretch` stones after the opening where `player` was to move."""
     seen = set()
     found = []
     for path in summaries:
@@ -68,7 +72,7 @@ def collect(summaries, player):
             stones = [tuple(m) for m in game["opening"]]
             stones += [(m["row"], m["col"]) for m in game["moves"]]
             start = len(game["opening"])
-            for ply in range(start, min(len(stones), start + STONES_AFTER_OPENING)):
+            for ply in range(start + stretch[0], min(len(stones), start + stretch[1])):
                 mover = game["black"] if ply % 2 == 0 else game["white"]
                 if mover != player:
                     continue
@@ -204,11 +208,12 @@ def value(suite_file, values_file, nodes, analyst_cmd, choice_files):
     print("%d values in %s" % (len(values), values_file))
 
 
-def build(out, player, count, seed, nodes, analyst_cmd, summaries):
-    pool = [p for p in collect(summaries, player) if not forced_by_patterns(p)]
+def build(out, player, count, seed, nodes, analyst_cmd, summaries,
+          stretch=(0, STONES_AFTER_OPENING), scores=(0, DECIDED)):
+    pool = [p for p in collect(summaries, player, stretch) if not forced_by_patterns(p)]
     random.Random(seed).shuffle(pool)
-    print("%d positions of the early middle game, labelling until %d are kept"
-          % (len(pool), count), flush=True)
+    print("%d positions %d to %d stones after the opening, labelling until %d are kept"
+          % (len(pool), stretch[0], stretch[1], count), flush=True)
     kept = []
     lock = threading.Lock()
     todo = iter(pool)
@@ -220,7 +225,7 @@ def build(out, player, count, seed, nodes, analyst_cmd, summaries):
             return False
         reply, messages = analyse(brain, position, [tuple(s) for s in position["stones"]], nodes)
         score = analyst_eval(messages)
-        if score is None or abs(score) > DECIDED:
+        if score is None or not scores[0] <= abs(score) <= scores[1]:
             return True
         with lock:
             if len(kept) < count:
@@ -297,10 +302,18 @@ def compare(suite_file, file_a, file_b, values_file=None):
 
 def main():
     args = sys.argv[1:]
+    ranges = {"--stretch": (0, STONES_AFTER_OPENING), "--scores": (0, DECIDED)}
+    while len(args) >= 3 and args[0] == "build" and args[1] in ranges:
+        low, _, high = args[2].partition(":")
+        if not (low.isdigit() and high.isdigit()):
+            sys.exit("%s wants two whole numbers, FROM:TO, not %r" % (args[1], args[2]))
+        ranges[args[1]] = (int(low), int(high))
+        args = args[:1] + args[3:]
     if len(args) >= 8 and args[0] == "build" and "--" in args:
         split = args.index("--")
         out, player, count, seed, nodes = args[1:6]
-        build(out, player, int(count), int(seed), int(nodes), args[6:split], args[split + 1:])
+        build(out, player, int(count), int(seed), int(nodes), args[6:split], args[split + 1:],
+              ranges["--stretch"], ranges["--scores"])
     elif len(args) >= 5 and args[0] == "run":
         run(args[1], int(args[2]), args[3], args[4:])
     elif len(args) >= 6 and args[0] == "value" and "--" in args:
