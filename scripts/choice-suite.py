@@ -306,7 +306,8 @@ def main():
     while len(args) >= 3 and args[0] == "build" and args[1] in ranges:
         low, _, high = args[2].partition(":")
         if not (low.isdigit() and high.isdigit()):
-            sys.exit("%s wants two whole numbers, FROM:TO, not %r" % (args[1], args[2]))
+            sys.exit("%s wants two whole numbers joined by a colon (4:50), not %r"
+                     % (args[1], args[2]))
         ranges[args[1]] = (int(low), int(high))
         args = args[:1] + args[3:]
     if len(args) >= 8 and args[0] == "build" and "--" in args:
