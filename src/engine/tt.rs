@@ -1,7 +1,8 @@
 //! The transposition table of every search (v1, v2, the exact solver): a fixed number of
 //! two-entry buckets sized from the configured bytes, allocated once per search (zeroed pages, so
 //! an unused table costs no resident memory). Slot 0 of a bucket keeps the deepest result, slot 1
-//! always takes the latest one. Keys are stored whole, so a probe never returns another
+//! takes the latest one, except that a position's entry is not replaced by a much shallower
+//! result of the same position. Keys are stored whole, so a probe never returns another
 //! position's entry unless two positions share all 64 bits of their key.
 
 use crate::engine::types::{Bound, Score};
@@ -32,6 +33,12 @@ pub struct Tt {
 
 const GENERATIONS: u8 = 32;
 
+/// A new result for a position the table holds does not replace one this many plies deeper,
+/// unless it is exact (Stockfish's replacement rule, margin 4): the first iterations of a search
+/// would otherwise overwrite what an earlier search of the game found deeper, and every
+/// iteration would rebuild its tree, so a kept table saved no nodes (docs/engine.md, session 73).
+const SHALLOWER_KEEPS: i32 = 4;
+
 fn pack(entry: Entry, generation: u8) -> u64 {
     let mv = entry.mv.map_or(0xFFFF, |m| m as u64 & 0xFFFF);
     let depth = entry.depth.clamp(-100, 120) as i8 as u8 as u64;
@@ -57,6 +64,13 @@ fn unpack(word: u64) -> Option<Entry> {
         bound: Bound::from_packed((word & 0x3) as u8)?,
         on_pv: (word >> 7) & 1 == 1,
     })
+}
+
+/// Whether a result of `depth` takes the deep slot of `bucket`: that slot is empty, left from an
+/// earlier search than `generation`, or holds a result no deeper.
+fn claims_deep_slot(bucket: &Bucket, depth: i32, generation: u8) -> bool {
+    generation_of(bucket[1]) != generation
+        || unpack(bucket[1]).is_none_or(|deep| depth >= deep.depth)
 }
 
 impl Tt {
@@ -117,17 +131,29 @@ impl Tt {
 
     pub fn store(&mut self, key: u64, entry: Entry) {
         let bucket = &mut self.buckets[key as usize & self.mask];
-        let word = pack(entry, self.generation);
-        let deep = unpack(bucket[1]);
-        let stale = generation_of(bucket[1]) != self.generation;
-        if bucket[0] == key || stale || deep.is_none_or(|deep| entry.depth >= deep.depth) {
-            // Keep a known best move when the new result has none.
-            let word = if entry.mv.is_none() && bucket[0] == key {
-                (word & !(0xFFFF << 16)) | (bucket[1] & (0xFFFF << 16))
-            } else {
-                word
-            };
-            if bucket[0] != key && deep.is_some() && !stale {
+        let mut word = pack(entry, self.generation);
+        if let Some(slot) = (0..2).find(|&slot| bucket[2 * slot] == key) {
+            if let Some(held) = unpack(bucket[2 * slot + 1]) {
+                if entry.depth + SHALLOWER_KEEPS <= held.depth && entry.bound != Bound::Exact {
+                    // The deeper result stays, and counts as this search's own.
+                    bucket[2 * slot + 1] = pack(held, self.generation);
+                    return;
+                }
+                if entry.mv.is_none() {
+                    // Keep a known best move when the new result has none.
+                    word = (word & !(0xFFFF << 16)) | (bucket[2 * slot + 1] & (0xFFFF << 16));
+                }
+            }
+            bucket[2 * slot + 1] = word;
+            if slot == 1 && claims_deep_slot(bucket, entry.depth, self.generation) {
+                bucket.swap(0, 2);
+                bucket.swap(1, 3);
+            }
+            return;
+        }
+        if claims_deep_slot(bucket, entry.depth, self.generation) {
+            let stale = generation_of(bucket[1]) != self.generation;
+            if unpack(bucket[1]).is_some() && !stale {
                 // The displaced deep entry moves to the always-replace slot.
                 bucket[2] = bucket[0];
                 bucket[3] = bucket[1];
@@ -169,13 +195,13 @@ mod tests {
             42,
             Entry {
                 on_pv: true,
-                ..entry(-5, None, -3, Bound::Upper)
+                ..entry(-5, None, 4, Bound::Upper)
             },
         );
         let e = tt.probe(42).unwrap();
         assert_eq!(
             (e.score, e.mv, e.depth, e.bound, e.on_pv),
-            (-5, Some(1234), -3, Bound::Upper, true),
+            (-5, Some(1234), 4, Bound::Upper, true),
             "a result without a move keeps the one known"
         );
         assert!(tt.probe(43).is_none());
@@ -199,5 +225,38 @@ mod tests {
         assert_eq!(tt.probe(newer).map(|e| e.score), Some(30));
         assert!(tt.probe(deep).is_none());
         assert_eq!(tt.probe(shallow).map(|e| e.score), Some(20));
+    }
+
+    #[test]
+    fn a_much_shallower_result_replaces_a_deeper_one_only_when_exact() {
+        let mut tt = Tt::new(0);
+        tt.store(7, entry(50, Some(3), 9, Bound::Lower));
+        tt.next_search();
+        tt.store(7, entry(-20, Some(4), 5, Bound::Upper));
+        let kept = tt.probe(7).unwrap();
+        assert_eq!((kept.score, kept.mv, kept.depth), (50, Some(3), 9));
+        tt.store(7, entry(30, Some(5), 6, Bound::Lower));
+        assert_eq!(tt.probe(7).map(|e| (e.score, e.depth)), Some((30, 6)));
+        tt.store(7, entry(10, Some(6), 1, Bound::Exact));
+        assert_eq!(tt.probe(7).map(|e| (e.score, e.depth)), Some((10, 1)));
+    }
+
+    #[test]
+    fn a_position_in_the_always_replace_slot_is_updated_there_or_promoted() {
+        let mut tt = Tt::new(0);
+        let buckets = tt.mask as u64 + 1;
+        let (deep, other) = (9, 9 + buckets);
+        tt.store(deep, entry(1, Some(1), 8, Bound::Exact));
+        tt.store(other, entry(2, Some(2), 3, Bound::Exact));
+        tt.store(other, entry(3, Some(2), 4, Bound::Exact));
+        assert_eq!(tt.probe(deep).map(|e| e.depth), Some(8));
+        assert_eq!(tt.probe(other).map(|e| e.depth), Some(4));
+        tt.store(other, entry(4, Some(2), 10, Bound::Exact));
+        assert_eq!(tt.probe(other).map(|e| e.depth), Some(10));
+        assert_eq!(
+            tt.probe(deep).map(|e| e.depth),
+            Some(8),
+            "the promoted entry and the one it displaced swap slots"
+        );
     }
 }

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Depth a Gomocup brain reaches on the positions of recorded games, position by position, so
+that two engines, two turn times or a kept and a new table compare on the same positions
+(docs/engine.md, "Issue 13, session 73").
+
+usage: scripts/brain-depth.py run [--turn MS] [--games N] [--new] OUT_JSON MATCH_JSON BRAIN_CMD...
+       scripts/brain-depth.py compare OUT_JSON...
+
+`run` replays one side's positions of the first N games (default 3) of a `connect5 match --json`
+summary, each side in a brain process of its own as in a match (its table kept from move to
+move), or with `--new` in a new process for every position (a new table every search). Each
+position is sent as `BOARD` with `INFO timeout_turn MS` (default 1000) and exact five. The depth
+is read from the brain's MESSAGE line: connect5's `depth N`, Rapfi's `Depth N-M`; a search that
+took less than a tenth of the turn (a forced or instant answer) is left out. OUT_JSON maps
+"game,ply" to the depth. `compare` prints each file's mean depth over the positions all of them
+hold. Run it on an idle machine, one brain at a time.
+"""
+import json
+import gzip
+import re
+import subprocess
+import sys
+
+CONNECT5 = re.compile(r"\bdepth (\d+)\b.*\btime (\d+) ms")
+RAPFI = re.compile(r"\bDepth (\d+)-\d+\b.*\bTime (\d+)ms")
+
+
+class Brain:
+    def __init__(self, command, turn_ms, size):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.send("START %d" % size)
+        reply, _ = self.answer()
+        if reply != "OK":
+            sys.exit("START %d: %s" % (size, reply))
+        self.send("INFO rule 1\nINFO timeout_match 0\nINFO timeout_turn %d" % turn_ms)
+
+    def send(self, text):
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
+
+    def answer(self):
+        """The brain's next line that is not a MESSAGE, and the MESSAGE lines before it."""
+        messages = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                sys.exit("the brain closed its output")
+            line = line.strip()
+            if line.startswith("MESSAGE"):
+                messages.append(line)
+            elif line:
+                return line, messages
+
+    def end(self):
+        self.send("END")
+        self.process.wait(timeout=10)
+
+
+def searched_depth(messages, turn_ms):
+    for message in reversed(messages):
+        found = CONNECT5.search(message) or RAPFI.search(message)
+        if found:
+            depth, ms = int(found.group(1)), int(found.group(2))
+            return depth if ms > turn_ms // 10 else None
+    return None
+
+
+def run(args):
+    turn_ms, games_wanted, new = 1000, 3, False
+    while args and args[0].startswith("--"):
+        option = args.pop(0)
+        if option == "--new":
+            new = True
+        elif option in ("--turn", "--games") and args:
+            value = int(args.pop(0))
+            turn_ms, games_wanted = (value, games_wanted) if option == "--turn" else (turn_ms, value)
+        else:
+            sys.exit(__doc__)
+    if len(args) < 3:
+        sys.exit(__doc__)
+    out, summary, command = args[0], args[1], args[2:]
+    opener = gzip.open if summary.endswith(".gz") else open
+    with opener(summary, "rt") as f:
+        games = json.load(f)["games"][:games_wanted]
+    depths = {}
+    for side in (0, 1):
+        brain = None
+        for game in games:
+            if game["rows"] != game["cols"]:
+                sys.exit("game %d: square boards only" % game["game"])
+            stones = [tuple(m) for m in game["opening"]] + [(m["row"], m["col"]) for m in game["moves"]]
+            for ply in range(len(game["opening"]) + side, len(stones), 2):
+                if brain is None or new:
+                    if brain is not None:
+                        brain.end()
+                    brain = Brain(command, turn_ms, game["rows"])
+                # Listed alternating, the side to move's opponent last.
+                lines = ["BOARD"] + ["%d,%d,%d" % (col, row, 1 if i % 2 == ply % 2 else 2)
+                                     for i, (row, col) in enumerate(stones[:ply])] + ["DONE"]
+                brain.send("\n".join(lines))
+                reply, messages = brain.answer()
+                if reply.startswith("ERROR"):
+                    sys.exit("game %d, ply %d: %s" % (game["game"], ply, reply))
+                depth = searched_depth(messages, turn_ms)
+                if depth is not None:
+                    depths["%d,%d" % (game["game"], ply)] = depth
+        if brain is not None:
+            brain.end()
+    with open(out, "w") as f:
+        json.dump(depths, f)
+    if depths:
+        print("%s: %d searches, mean depth %.2f" % (out, len(depths), sum(depths.values()) / len(depths)))
+
+
+def compare(files):
+    runs = []
+    for name in files:
+        with open(name) as f:
+            runs.append((name, json.load(f)))
+    common = [key for key in runs[0][1] if all(key in depths for _, depths in runs)]
+    if not common:
+        sys.exit("no position is in every file")
+    print("%d positions in every file" % len(common))
+    for name, depths in runs:
+        print("%s: mean depth %.2f" % (name, sum(depths[key] for key in common) / len(common)))
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("run", "compare"):
+        sys.exit(__doc__)
+    (run if sys.argv[1] == "run" else compare)(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
