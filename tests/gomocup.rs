@@ -823,3 +823,47 @@ fn a_nearly_spent_match_clock_is_respected() {
     );
     end(brain);
 }
+
+/// Sends `board` as `BOARD` … `DONE` and returns the brain's move and the node count of the
+/// search's `MESSAGE` line.
+#[track_caller]
+fn nodes_searched(brain: &mut StdioPlayer, board: &Board) -> (String, u64) {
+    brain.send(&format!("{}DONE\n", board_block(board)));
+    let mut nodes = None;
+    loop {
+        let line = brain.line();
+        if !is_chatter(&line) {
+            let nodes = nodes.unwrap_or_else(|| panic!("no MESSAGE with nodes before {line:?}"));
+            return (line, nodes);
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let Some(at) = words.iter().position(|word| *word == "nodes") {
+            nodes = words.get(at + 1).and_then(|count| count.parse().ok());
+        }
+    }
+}
+
+#[test]
+fn yxhashclear_makes_the_next_search_start_from_an_empty_table() {
+    let _one = one_at_a_time();
+    let mut brain = spawn_brain(&[]);
+    expect_reply(&mut brain, "START 15", "OK");
+    // A fixed depth and a turn it never reaches: the searches are the same but for the table.
+    brain.send("INFO timeout_turn 60000\nINFO max_depth 8\n");
+    let board = position(15, 15, &[(7, 7), (8, 7)], &[(8, 8), (6, 6)]);
+    let (first_move, fresh) = nodes_searched(&mut brain, &board);
+    let (kept_move, kept) = nodes_searched(&mut brain, &board);
+    assert!(
+        kept < fresh,
+        "the table kept from the first search saves nothing: {kept} nodes, then {fresh}"
+    );
+    expect_silent(&mut brain, "YXHASHCLEAR");
+    let (cleared_move, cleared) = nodes_searched(&mut brain, &board);
+    assert_eq!(
+        (cleared_move, cleared),
+        (first_move, fresh),
+        "after YXHASHCLEAR the search should be the first one again (the kept one: {kept_move}, \
+         {kept} nodes)"
+    );
+    end(brain);
+}

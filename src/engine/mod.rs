@@ -141,6 +141,13 @@ impl GameMemory {
         (kept.made_for == made_for).then_some(kept.table)
     }
 
+    /// Forgets the kept table: the next search starts empty (Yixin's `YXHASHCLEAR`).
+    pub fn clear(&self) {
+        if let Ok(mut kept) = self.kept.lock() {
+            *kept = None;
+        }
+    }
+
     pub(crate) fn keep(&self, made_for: TableUse, table: tt::Tt) {
         if let Ok(mut kept) = self.kept.lock() {
             *kept = Some(KeptTable { made_for, table });

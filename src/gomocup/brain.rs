@@ -161,8 +161,18 @@ impl Brain {
             Command::End => Step::Quit,
             Command::About => say(about()),
             // Nothing is being searched when a command is read: the stop came too late.
-            Command::Stop | Command::HashClear => Step::Say(Vec::new()),
+            Command::Stop => Step::Say(Vec::new()),
+            Command::HashClear => self.clear_table(),
         }
+    }
+
+    /// `YXHASHCLEAR`: the table kept from move to move is dropped, so the next search starts
+    /// empty, as a fresh brain's would. No reply: Yixin's protocol has none.
+    fn clear_table(&mut self) -> Step {
+        if let Some(memory) = &self.config.engine.memory {
+            memory.clear();
+        }
+        Step::Say(Vec::new())
     }
 
     fn start(&mut self, width: usize, height: usize) -> Step {
