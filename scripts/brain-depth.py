@@ -16,45 +16,13 @@ took less than a tenth of the turn (a forced or instant answer) is left out. OUT
 hold. Run it on an idle machine, one brain at a time.
 """
 import json
-import gzip
 import re
-import subprocess
 import sys
+
+from gomocup_brain import Brain, BrainError, game_stones, load_games
 
 CONNECT5 = re.compile(r"\bdepth (\d+)\b.*\btime (\d+) ms")
 RAPFI = re.compile(r"\bDepth (\d+)-\d+\b.*\bTime (\d+)ms")
-
-
-class Brain:
-    def __init__(self, command, turn_ms, size):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.send("START %d" % size)
-        reply, _ = self.answer()
-        if reply != "OK":
-            sys.exit("START %d: %s" % (size, reply))
-        self.send("INFO rule 1\nINFO timeout_match 0\nINFO timeout_turn %d" % turn_ms)
-
-    def send(self, text):
-        self.process.stdin.write(text + "\n")
-        self.process.stdin.flush()
-
-    def answer(self):
-        """The brain's next line that is not a MESSAGE, and the MESSAGE lines before it."""
-        messages = []
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                sys.exit("the brain closed its output")
-            line = line.strip()
-            if line.startswith("MESSAGE"):
-                messages.append(line)
-            elif line:
-                return line, messages
-
-    def end(self):
-        self.send("END")
-        self.process.wait(timeout=10)
 
 
 def searched_depth(messages, turn_ms):
@@ -80,33 +48,27 @@ def run(args):
     if len(args) < 3:
         sys.exit(__doc__)
     out, summary, command = args[0], args[1], args[2:]
-    opener = gzip.open if summary.endswith(".gz") else open
-    with opener(summary, "rt") as f:
-        games = json.load(f)["games"][:games_wanted]
+    games = load_games(summary)[:games_wanted]
     depths = {}
     for side in (0, 1):
         brain = None
         for game in games:
-            if game["rows"] != game["cols"]:
-                sys.exit("game %d: square boards only" % game["game"])
-            stones = [tuple(m) for m in game["opening"]] + [(m["row"], m["col"]) for m in game["moves"]]
+            stones = game_stones(game)
             for ply in range(len(game["opening"]) + side, len(stones), 2):
                 if brain is None or new:
                     if brain is not None:
-                        brain.end()
-                    brain = Brain(command, turn_ms, game["rows"])
-                # Listed alternating, the side to move's opponent last.
-                lines = ["BOARD"] + ["%d,%d,%d" % (col, row, 1 if i % 2 == ply % 2 else 2)
-                                     for i, (row, col) in enumerate(stones[:ply])] + ["DONE"]
-                brain.send("\n".join(lines))
-                reply, messages = brain.answer()
-                if reply.startswith("ERROR"):
-                    sys.exit("game %d, ply %d: %s" % (game["game"], ply, reply))
+                        brain.close()
+                    brain = Brain(command)
+                    brain.start(game["rows"], game["cols"], turn_ms)
+                try:
+                    _, messages, _ = brain.play(stones[:ply])
+                except BrainError as error:
+                    raise BrainError("game %d, ply %d: %s" % (game["game"], ply, error))
                 depth = searched_depth(messages, turn_ms)
                 if depth is not None:
                     depths["%d,%d" % (game["game"], ply)] = depth
         if brain is not None:
-            brain.end()
+            brain.close()
     with open(out, "w") as f:
         json.dump(depths, f)
     if depths:
@@ -129,7 +91,10 @@ def compare(files):
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("run", "compare"):
         sys.exit(__doc__)
-    (run if sys.argv[1] == "run" else compare)(sys.argv[2:])
+    try:
+        (run if sys.argv[1] == "run" else compare)(sys.argv[2:])
+    except BrainError as error:
+        sys.exit(str(error))
 
 
 if __name__ == "__main__":

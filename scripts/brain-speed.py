@@ -7,14 +7,14 @@ usage: scripts/brain-speed.py BINARY MATCH_JSON [GAMES] [TURN_MS]
 Replays the first GAMES (default 6) games of a `connect5 match --json` summary through one
 `BINARY gomocup` process: for each game a `START`, then every other position from the one after
 the opening (those of the side to move there), sent as `BOARD` with `INFO timeout_turn TURN_MS`
-(default 300), so the brain keeps its table from move to move as in a match. Reads the `MESSAGE depth .. nodes .. time ..`
-line the brain prints before each move and sums the searches that took over 20 ms (instant
+(default 300), so the brain keeps its table from move to move as in a match. Reads the
+`MESSAGE depth .. nodes .. time ..` line the brain prints before each move and sums the searches that took over 20 ms (instant
 answers, such as forced blocks, say nothing of speed). Run it on an idle machine: the figure is
 the machine's as much as the engine's; compare two binaries on the same summary, in turns.
 """
-import json
-import subprocess
 import sys
+
+from gomocup_brain import Brain, BrainError, game_stones, load_games
 
 
 def main():
@@ -23,60 +23,26 @@ def main():
     binary, summary = sys.argv[1], sys.argv[2]
     games_wanted = int(sys.argv[3]) if len(sys.argv) > 3 else 6
     turn_ms = int(sys.argv[4]) if len(sys.argv) > 4 else 300
-    with open(summary) as f:
-        games = json.load(f)["games"][:games_wanted]
-    brain = subprocess.Popen([binary, "gomocup"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(text):
-        brain.stdin.write(text + "\n")
-        brain.stdin.flush()
-
-    def answer():
-        """The brain's next line that is not a MESSAGE, and the MESSAGE lines before it."""
-        messages = []
-        while True:
-            line = brain.stdout.readline()
-            if not line:
-                sys.exit("the brain closed its output")
-            line = line.strip()
-            if line.startswith("MESSAGE"):
-                messages.append(line.split())
-            elif line:
-                return line, messages
-
-    nodes = elapsed_ms = searches = depth_sum = 0
-    for game in games:
-        send("START %d" % game["rows"] if game["rows"] == game["cols"]
-             else "RECTSTART %d,%d" % (game["cols"], game["rows"]))
-        reply, _ = answer()
-        if reply != "OK":
-            sys.exit("START: " + reply)
-        send("INFO timeout_turn %d" % turn_ms)
-        stones = [tuple(m) for m in game["opening"]] + [(m["row"], m["col"]) for m in game["moves"]]
-        first = len(game["opening"])
-        for ply in range(first, len(stones), 2):
-            # Listed alternating, the side to move's opponent last: own stones are the ones
-            # whose index has the parity of `ply`.
-            lines = ["BOARD"]
-            for i, (row, col) in enumerate(stones[:ply]):
-                lines.append("%d,%d,%d" % (col, row, 1 if i % 2 == ply % 2 else 2))
-            lines.append("DONE")
-            send("\n".join(lines))
-            reply, messages = answer()
-            if reply.startswith("ERROR"):
-                sys.exit("BOARD: " + reply)
-            for words in messages:
-                if "nodes" not in words or "time" not in words:
-                    continue
-                ms = int(words[words.index("time") + 1])
-                if ms > 20:
-                    nodes += int(words[words.index("nodes") + 1])
-                    elapsed_ms += ms
-                    depth_sum += int(words[words.index("depth") + 1])
-                    searches += 1
-    send("END")
-    brain.wait(timeout=10)
+    try:
+        brain = Brain([binary, "gomocup"])
+        nodes = elapsed_ms = searches = depth_sum = 0
+        for game in load_games(summary)[:games_wanted]:
+            brain.start(game["rows"], game["cols"], turn_ms)
+            stones = game_stones(game)
+            for ply in range(len(game["opening"]), len(stones), 2):
+                _, messages, _ = brain.play(stones[:ply])
+                for words in (message.split() for message in messages):
+                    if "nodes" not in words or "time" not in words:
+                        continue
+                    ms = int(words[words.index("time") + 1])
+                    if ms > 20:
+                        nodes += int(words[words.index("nodes") + 1])
+                        elapsed_ms += ms
+                        depth_sum += int(words[words.index("depth") + 1])
+                        searches += 1
+        brain.close()
+    except BrainError as error:
+        sys.exit(str(error))
     if searches == 0:
         sys.exit("no search over 20 ms in these games")
     print("%s: %d searches, %d nodes in %d ms, %.0f nodes/s, mean depth %.2f"

@@ -42,7 +42,6 @@ second is the finer measure: a move other than the label counts by what it gives
 a miss (session 71: 0.3 s against 1 s, +2.0 +- 1.8 points of agreement, +1.6 +- 0.4 points of
 win rate).
 """
-import importlib.util
 import json
 import math
 import os
@@ -51,11 +50,8 @@ import re
 import sys
 import threading
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("win_suite", os.path.join(_here, "win-suite.py"))
-win_suite = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(win_suite)
-Brain = win_suite.Brain
+from gomocup_brain import (Brain, BrainError, game_stones, load_games, mate_against_mover,
+                           parse_move, reports_win)
 
 STONES_AFTER_OPENING = 24
 DECIDED = 600
@@ -66,11 +62,8 @@ def collect(summaries, player, stretch=(0, STONES_AFTER_OPENING)):
     seen = set()
     found = []
     for path in summaries:
-        with open(path) as f:
-            games = json.load(f)["games"]
-        for game in games:
-            stones = [tuple(m) for m in game["opening"]]
-            stones += [(m["row"], m["col"]) for m in game["moves"]]
+        for game in load_games(path):
+            stones = game_stones(game)
             start = len(game["opening"])
             for ply in range(start + stretch[0], min(len(stones), start + stretch[1])):
                 mover = game["black"] if ply % 2 == 0 else game["white"]
@@ -116,15 +109,10 @@ def forced_by_patterns(position):
     return False
 
 
-def parse_move(reply):
-    col, row = reply.split(",")
-    return [int(row), int(col)]
-
-
 def analyst_eval(messages):
     """The analyst's last evaluation (Rapfi's `Eval`, connect5's `score`); None for a mate."""
     text = " ".join(messages)
-    if win_suite.mate_against_mover(messages) is not None or win_suite.reports_win(messages):
+    if mate_against_mover(messages) is not None or reports_win(messages):
         return None
     found = re.findall(r"(?:\bEval|\bscore) \+?(-?\d+)\b", text)
     return int(found[-1]) if found else None
@@ -133,8 +121,8 @@ def analyst_eval(messages):
 def analyse(brain, position, stones, nodes):
     """The analyst's reply and MESSAGE lines for `stones` on `position`'s board, searched to the
     node limit (the turn given is an hour, so the limit is what ends the search)."""
-    brain.send("INFO max_node %d" % nodes)
-    reply, messages, _ = brain.think(position["rows"], position["cols"], stones, 3_600_000)
+    reply, messages, _ = brain.think(position["rows"], position["cols"], stones, 3_600_000,
+                                     max_nodes=nodes)
     return reply, messages
 
 
@@ -191,9 +179,9 @@ def value(suite_file, values_file, nodes, analyst_cmd, choice_files):
         position = suite[i]
         stones = [tuple(s) for s in position["stones"]] + [tuple(move)]
         _, messages = analyse(brain, position, stones, nodes)
-        if win_suite.reports_win(messages):
+        if reports_win(messages):
             score = 2000
-        elif win_suite.mate_against_mover(messages) is not None:
+        elif mate_against_mover(messages) is not None:
             score = -2000
         else:
             score = analyst_eval(messages)
@@ -301,7 +289,13 @@ def compare(suite_file, file_a, file_b, values_file=None):
 
 
 def main():
-    args = sys.argv[1:]
+    try:
+        dispatch(sys.argv[1:])
+    except BrainError as error:
+        sys.exit(str(error))
+
+
+def dispatch(args):
     ranges = {"--stretch": (0, STONES_AFTER_OPENING), "--scores": (0, DECIDED)}
     while len(args) >= 3 and args[0] == "build" and args[1] in ranges:
         low, _, high = args[2].partition(":")

@@ -7,9 +7,10 @@ usage: scripts/fresh-table-brain.py BRAIN_CMD...
 
 Forwards the manager's lines to BRAIN_CMD and its lines back; after each move the brain prints,
 and before that move reaches the manager, it sends the brain `YXHASHCLEAR` (a Yixin-protocol
-command that Rapfi and connect5 understand), so the clearing happens while the opponent thinks, not on the
-brain's clock. The brain's "MESSAGE Transposition table cleared." is not passed on. Example, as
-a `connect5 match` player: `gomocup:scripts/fresh-table-brain.py ../shared/opponents/pbrain-rapfi`.
+command that Rapfi and connect5 understand), so the clearing happens while the opponent thinks,
+not on the brain's clock. Rapfi's "MESSAGE Transposition table cleared." is not passed on.
+Example, as a `connect5 match` player:
+`gomocup:scripts/fresh-table-brain.py ../shared/opponents/pbrain-rapfi`.
 """
 import re
 import subprocess

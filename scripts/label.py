@@ -25,16 +25,15 @@ held-out games stay whole. A progress line goes to stderr every 1,000 positions.
 other games), so a long labelling can be resumed into a second file and both given to tune.
 """
 import argparse
-import json
 import queue
 import re
 import shlex
-import subprocess
 import sys
 import threading
 
+from gomocup_brain import Brain, BrainError, game_stones, load_games
+
 DEFAULT_EVAL = r"(?:\bEval|\bscore) \+?(-?\d+)\b"
-MOVE_LINE = re.compile(r"^\s*\d+\s*,\s*\d+\s*$")
 
 
 def positions(files, from_ply, labelled=frozenset()):
@@ -43,15 +42,12 @@ def positions(files, from_ply, labelled=frozenset()):
     seen = set()
     game_number = 0
     for path in files:
-        with open(path) as f:
-            summary = json.load(f)
-        for game in summary["games"]:
+        for game in load_games(path):
             game_number += 1
             size = game["rows"]
             if game["cols"] != size:
                 continue
-            stones = [tuple(point) for point in game["opening"]]
-            stones += [(move["row"], move["col"]) for move in game["moves"]]
+            stones = game_stones(game)
             for ply in range(from_ply, len(stones)):
                 before = stones[:ply]
                 key = (size, frozenset(before[0::2]), frozenset(before[1::2]))
@@ -74,77 +70,46 @@ class StartRefused(OSError):
     """The brain cannot play this board at all: labelling with it stops."""
 
 
-class Brain:
+class LabellingBrain:
     """One brain process, started for a board size and restarted when it dies."""
 
     def __init__(self, args):
         self.args = args
-        self.process = None
+        self.brain = None
         self.size = None
-
-    def send(self, text):
-        self.process.stdin.write(text + "\n")
-        self.process.stdin.flush()
 
     def start(self, size):
         self.stop()
-        self.process = subprocess.Popen(
-            shlex.split(self.args.brain),
-            cwd=self.args.cwd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
+        try:
+            self.brain = Brain(shlex.split(self.args.brain), cwd=self.args.cwd)
+            self.brain.start(size, size, self.args.turn_ms,
+                             rule=0 if self.args.rule == "freestyle" else 1,
+                             max_nodes=self.args.nodes or None)
+        except BrainError as error:
+            self.stop()
+            raise StartRefused(f"the brain cannot play {size}x{size}: {error}")
         self.size = size
-        self.send(f"START {size}")
-        self.send(f"INFO rule {0 if self.args.rule == 'freestyle' else 1}")
-        self.send(f"INFO timeout_turn {self.args.turn_ms}")
-        self.send("INFO timeout_match 0")
-        if self.args.nodes:
-            self.send(f"INFO max_node {self.args.nodes}")
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise StartRefused("the brain ended before it answered START")
-            if line.startswith("OK"):
-                return
-            if line.startswith("ERROR"):
-                raise StartRefused(f"the brain refused START {size}: {line.strip()}")
 
     def stop(self):
-        if self.process is not None:
-            try:
-                self.send("END")
-                self.process.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
-            self.process = None
+        if self.brain is not None:
+            self.brain.close()
+            self.brain = None
 
     def evaluate(self, size, stones):
         """The brain's last reported score of the position for the side to move, or None."""
-        if self.process is None or self.process.poll() is not None or self.size != size:
+        if self.brain is None or self.brain.process.poll() is not None or self.size != size:
             self.start(size)
-        n = len(stones)
-        # BOARD's third field: 1 for the brain's own stones (the side to move's), 2 for the other's.
-        lines = ["BOARD"]
-        for i, (row, col) in enumerate(stones):
-            lines.append(f"{col},{row},{1 if (n - i) % 2 == 0 else 2}")
-        lines.append("DONE")
-        self.send("\n".join(lines))
+        try:
+            _, messages, _ = self.brain.play(stones)
+        except BrainError:
+            self.stop()
+            raise
         score = None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                self.process = None
-                raise OSError("the brain ended during a search")
-            if line.startswith("MESSAGE"):
-                found = self.args.eval_pattern.findall(line)
-                if found:
-                    score = int(found[-1])
-            elif MOVE_LINE.match(line):
-                return score
+        for message in messages:
+            found = self.args.eval_pattern.findall(message)
+            if found:
+                score = int(found[-1])
+        return score
 
 
 def main():
@@ -196,7 +161,7 @@ def main():
     with open(args.out, "w") as out:
 
         def worker():
-            brain = Brain(args)
+            brain = LabellingBrain(args)
             try:
                 while True:
                     try:

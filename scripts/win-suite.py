@@ -20,75 +20,14 @@ machine's as much as the engine's, and it is a timed search: run it on an idle m
 compare variants in turns.
 """
 import json
-import re
-import subprocess
 import sys
-import time
 
-
-class Brain:
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(self, text):
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
-
-    def answer(self):
-        """The brain's next line that is not a MESSAGE, and the MESSAGE lines before it."""
-        messages = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                sys.exit("the brain closed its output")
-            line = line.strip()
-            if line.startswith("MESSAGE"):
-                messages.append(line)
-            elif line:
-                return line, messages
-
-    def think(self, rows, cols, stones, turn_ms):
-        """The brain's reply to the position of `stones` (black first), its MESSAGE lines and
-        the time it took."""
-        self.send("START %d" % rows if rows == cols else "RECTSTART %d,%d" % (cols, rows))
-        reply, _ = self.answer()
-        if reply != "OK":
-            sys.exit("START: " + reply)
-        self.send("INFO rule 1")
-        self.send("INFO timeout_match 0")
-        self.send("INFO timeout_turn %d" % turn_ms)
-        self.send("BOARD")
-        # Listed alternating, the side to move's opponent last (Rapfi takes the side to move
-        # from the order); 1 marks the side to move's stones.
-        n = len(stones)
-        for i, (row, col) in enumerate(stones):
-            self.send("%d,%d,%d" % (col, row, 1 if i % 2 == n % 2 else 2))
-        started = time.monotonic()
-        self.send("DONE")
-        reply, messages = self.answer()
-        return reply, messages, (time.monotonic() - started) * 1000
-
-    def close(self):
-        self.send("END")
-        self.proc.wait(timeout=10)
-
-
-def mate_against_mover(messages):
-    """The length of the forced loss the analyst reports for the side to move, if any."""
-    text = " ".join(messages)
-    found = re.search(r"Eval -M(\d+)", text) or re.search(r"loss in (\d+)", text)
-    return int(found.group(1)) if found else None
-
-
-def reports_win(messages):
-    text = " ".join(messages)
-    return "win in" in text or re.search(r"Eval \+M\d+", text) is not None
+from gomocup_brain import (Brain, BrainError, game_stones, load_games, mate_against_mover,
+                           reports_win)
 
 
 def build(summary, player, turn_ms, out, analyst_cmd):
-    with open(summary) as f:
-        games = json.load(f)["games"]
+    games = load_games(summary)
     analyst = Brain(analyst_cmd)
     suite = []
     for game in games:
@@ -96,7 +35,7 @@ def build(summary, player, turn_ms, out, analyst_cmd):
         lost = game["result"] == ("0-1" if as_black else "1-0")
         if not lost:
             continue
-        stones = [tuple(m) for m in game["opening"]] + [(m["row"], m["col"]) for m in game["moves"]]
+        stones = game_stones(game)
         for ply in range(len(game["opening"]), len(stones)):
             if (ply % 2 == 0) != as_black:
                 continue
@@ -135,12 +74,15 @@ def run(suite_file, turn_ms, brain_cmd):
 
 
 def main():
-    if len(sys.argv) >= 7 and sys.argv[1] == "build":
-        build(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
-    elif len(sys.argv) >= 5 and sys.argv[1] == "run":
-        run(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
-    else:
-        sys.exit(__doc__)
+    try:
+        if len(sys.argv) >= 7 and sys.argv[1] == "build":
+            build(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
+        elif len(sys.argv) >= 5 and sys.argv[1] == "run":
+            run(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+        else:
+            sys.exit(__doc__)
+    except BrainError as error:
+        sys.exit(str(error))
 
 
 if __name__ == "__main__":

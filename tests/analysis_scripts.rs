@@ -1,0 +1,444 @@
+//! The analysis scripts of `scripts/` (the Python ones that give recorded positions to a Gomocup
+//! brain: brain-depth.py, brain-speed.py, win-suite.py, choice-suite.py, label.py,
+//! fresh-table-brain.py) end to end: real `python3` processes driving the real `connect5
+//! gomocup` brain on the games of a real `connect5 match`, their files read back and checked
+//! against those games.
+//!
+//! They need `python3`. Without it the tests say SKIPPED on stderr and pass, unless
+//! `CONNECT5_REQUIRE_PYTHON` is set (as CI does), when they fail.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_connect5");
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(name)
+}
+
+/// Whether the tests can run: `python3` answers, or the skip is reported (and refused when CI
+/// requires the tests).
+fn python_present() -> bool {
+    match Command::new("python3").arg("--version").output() {
+        Ok(output) if output.status.success() => true,
+        outcome => {
+            let why = match outcome {
+                Ok(output) => format!("python3 --version exited with {}", output.status),
+                Err(error) => format!("python3 cannot be run: {error}"),
+            };
+            assert!(
+                std::env::var_os("CONNECT5_REQUIRE_PYTHON").is_none(),
+                "CONNECT5_REQUIRE_PYTHON is set but the script tests cannot run: {why}"
+            );
+            // Straight to stderr, past the test harness' capture, so that the skip is seen.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED the analysis script tests: {why}"
+            );
+            false
+        }
+    }
+}
+
+/// Runs `python3 scripts/NAME ARGS` in `dir` and returns its output; fails the test unless it
+/// succeeds.
+#[track_caller]
+fn run_script(dir: &Path, name: &str, args: &[&str]) -> Output {
+    let output = Command::new("python3")
+        .arg(script(name))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run python3");
+    assert!(
+        output.status.success(),
+        "{name} {args:?} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} not written: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// A recorded game: its players, result and stones (row, col) in the order played.
+struct Game {
+    number: u64,
+    black: String,
+    result: String,
+    opening: usize,
+    stones: Vec<(u64, u64)>,
+}
+
+fn games_of(summary: &Value) -> Vec<Game> {
+    let point = |row: &Value, col: &Value| {
+        (
+            row.as_u64().expect("a row"),
+            col.as_u64().expect("a column"),
+        )
+    };
+    summary["games"]
+        .as_array()
+        .expect("a games array")
+        .iter()
+        .map(|game| {
+            let opening = game["opening"].as_array().expect("an opening");
+            let mut stones: Vec<(u64, u64)> = opening
+                .iter()
+                .map(|stone| point(&stone[0], &stone[1]))
+                .collect();
+            stones.extend(
+                game["moves"]
+                    .as_array()
+                    .expect("moves")
+                    .iter()
+                    .map(|mv| point(&mv["row"], &mv["col"])),
+            );
+            Game {
+                number: game["game"].as_u64().expect("a game number"),
+                black: game["black"].as_str().expect("black's name").to_string(),
+                result: game["result"].as_str().expect("a result").to_string(),
+                opening: opening.len(),
+                stones,
+            }
+        })
+        .collect()
+}
+
+/// `connect5 match` between the connect5 brain (`brain`, driven through `player` when given)
+/// and a one-ply builtin (`weak`) that it beats: two games of 0.1 s a move on 15×15 from a
+/// fixed random opening, summary in `dir/match.json`.
+fn play_match(dir: &Path, player: Option<&str>) -> (PathBuf, Vec<Game>) {
+    let json = dir.join("match.json");
+    let brain = match player {
+        Some(wrapper) => format!(
+            "gomocup:python3 {} {BIN} gomocup",
+            script(wrapper).display()
+        ),
+        None => format!("gomocup:{BIN} gomocup"),
+    };
+    let output = Command::new(BIN)
+        .args(["match", "--player1", &brain, "name=brain"])
+        .args(["--player2", "builtin:engine=v1,depth=1,name=weak"])
+        .args(["--board", "15x15", "--tc", "0/0.1", "--games", "2"])
+        .args(["--random-opening", "3", "--seed", "7", "--json"])
+        .arg(&json)
+        .output()
+        .expect("run connect5 match");
+    assert!(
+        output.status.success(),
+        "match failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let games = games_of(&read_json(&json));
+    assert_eq!(games.len(), 2, "the match played two games");
+    (json, games)
+}
+
+/// A fresh directory holding a played match (`play_match`), or `None` when the tests cannot
+/// run for want of python3.
+fn a_played_match(player: Option<&str>) -> Option<(tempfile::TempDir, PathBuf, Vec<Game>)> {
+    if !python_present() {
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (summary, games) = play_match(dir.path(), player);
+    Some((dir, summary, games))
+}
+
+/// The games and plies of `games` where `keys` ("game,ply") point, checked to be real
+/// positions after the opening.
+#[track_caller]
+fn assert_positions_of(games: &[Game], keys: impl Iterator<Item = String>) {
+    for key in keys {
+        let (game, ply) = key
+            .split_once(',')
+            .and_then(|(g, p)| Some((g.parse::<u64>().ok()?, p.parse::<usize>().ok()?)))
+            .unwrap_or_else(|| panic!("{key:?} is not `game,ply`"));
+        let game = games
+            .iter()
+            .find(|g| g.number == game)
+            .unwrap_or_else(|| panic!("{key:?}: no game {game} in the match"));
+        assert!(
+            (game.opening..game.stones.len()).contains(&ply),
+            "{key:?}: ply {ply} is not a position after the opening of a game of {} stones",
+            game.stones.len()
+        );
+    }
+}
+
+#[test]
+fn brain_depth_and_brain_speed_read_the_searches_of_every_position() {
+    let Some((dir, summary, games)) = a_played_match(None) else {
+        return;
+    };
+    let summary = summary.to_str().expect("a UTF-8 path");
+    for (out, new) in [("kept.json", false), ("new.json", true)] {
+        let mut args = vec!["run", "--turn", "100", "--games", "2"];
+        if new {
+            args.push("--new");
+        }
+        args.extend([out, summary, BIN, "gomocup"]);
+        run_script(dir.path(), "brain-depth.py", &args);
+        let depths = read_json(&dir.path().join(out));
+        let depths = depths.as_object().expect("an object of depths");
+        assert!(!depths.is_empty(), "{out}: no search measured");
+        assert!(
+            depths.values().all(|d| d.as_u64().is_some_and(|d| d >= 1)),
+            "{out}: a depth that is not a positive number: {depths:?}"
+        );
+        assert_positions_of(&games, depths.keys().cloned());
+    }
+    let compared = stdout(&run_script(
+        dir.path(),
+        "brain-depth.py",
+        &["compare", "kept.json", "new.json"],
+    ));
+    assert!(
+        compared.contains("positions in every file") && compared.contains("kept.json: mean depth"),
+        "compare: {compared}"
+    );
+
+    let speed = stdout(&run_script(
+        dir.path(),
+        "brain-speed.py",
+        &[BIN, summary, "2", "100"],
+    ));
+    let searches: u64 = speed
+        .split(": ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("brain-speed.py: no search count in {speed:?}"));
+    assert!(
+        searches > 0 && speed.contains("nodes/s"),
+        "brain-speed.py: {speed}"
+    );
+}
+
+#[test]
+fn win_suite_keeps_the_first_position_of_each_lost_game_where_the_analyst_sees_the_loss() {
+    let Some((dir, summary, games)) = a_played_match(None) else {
+        return;
+    };
+    let lost_by_weak: Vec<&Game> = games
+        .iter()
+        .filter(|g| g.result == if g.black == "weak" { "0-1" } else { "1-0" })
+        .collect();
+    assert!(
+        !lost_by_weak.is_empty(),
+        "the one-ply builtin lost no game to the brain"
+    );
+    let summary = summary.to_str().expect("a UTF-8 path");
+    run_script(
+        dir.path(),
+        "win-suite.py",
+        &[
+            "build",
+            summary,
+            "weak",
+            "100",
+            "suite.json",
+            BIN,
+            "gomocup",
+        ],
+    );
+    let suite = read_json(&dir.path().join("suite.json"));
+    let suite = suite.as_array().expect("a suite list");
+    assert!(
+        !suite.is_empty() && suite.len() <= lost_by_weak.len(),
+        "{} positions from {} lost games",
+        suite.len(),
+        lost_by_weak.len()
+    );
+    for position in suite {
+        let number = position["game"].as_u64().expect("a game number");
+        let game = lost_by_weak
+            .iter()
+            .find(|g| g.number == number)
+            .unwrap_or_else(|| panic!("game {number} is not one weak lost"));
+        let ply = position["ply"].as_u64().expect("a ply") as usize;
+        let weak_moves_at_even_plies = game.black == "weak";
+        assert_eq!(
+            ply.is_multiple_of(2),
+            weak_moves_at_even_plies,
+            "ply {ply} is not weak's turn"
+        );
+        let stones: Vec<(u64, u64)> = position["stones"]
+            .as_array()
+            .expect("stones")
+            .iter()
+            .map(|s| (s[0].as_u64().expect("row"), s[1].as_u64().expect("col")))
+            .collect();
+        assert_eq!(
+            stones,
+            game.stones[..ply + 1],
+            "the position after weak's move"
+        );
+        assert!(position["mate"].as_u64().is_some_and(|m| m > 0));
+    }
+    let ran = stdout(&run_script(
+        dir.path(),
+        "win-suite.py",
+        &["run", "suite.json", "200", BIN, "gomocup"],
+    ));
+    assert!(
+        ran.contains(&format!(" of {}, mean time", suite.len())),
+        "run: {ran}"
+    );
+    assert_eq!(
+        ran.lines()
+            .filter(|l| l.contains("win found") || l.contains("no win"))
+            .count(),
+        suite.len(),
+        "one line a position: {ran}"
+    );
+}
+
+#[test]
+fn choice_suite_runs_a_brain_on_a_suite_and_compares_two_runs() {
+    let Some((dir, _, games)) = a_played_match(None) else {
+        return;
+    };
+    // A suite of the brain's positions labelled with the moves it played in the match.
+    let mut suite = Vec::new();
+    for game in &games {
+        let brain_moves_at_even_plies = game.black == "brain";
+        for ply in game.opening..game.stones.len() {
+            if ply.is_multiple_of(2) == brain_moves_at_even_plies {
+                suite.push(serde_json::json!({
+                    "source": "match.json", "game": game.number, "ply": ply,
+                    "rows": 15, "cols": 15,
+                    "stones": game.stones[..ply].iter().map(|&(r, c)| [r, c]).collect::<Vec<_>>(),
+                    "label": [game.stones[ply].0, game.stones[ply].1],
+                    "eval": 0,
+                }));
+            }
+        }
+    }
+    std::fs::write(
+        dir.path().join("suite.json"),
+        serde_json::to_string(&suite).expect("JSON"),
+    )
+    .expect("write the suite");
+    let ran = stdout(&run_script(
+        dir.path(),
+        "choice-suite.py",
+        &["run", "suite.json", "50", "choices.json", BIN, "gomocup"],
+    ));
+    assert!(ran.contains(&format!("of {} (", suite.len())), "run: {ran}");
+    let choices = read_json(&dir.path().join("choices.json"));
+    let moves = choices["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), suite.len(), "one move a position");
+    for (mv, position) in moves.iter().zip(&suite) {
+        let cell = [mv[0].as_u64(), mv[1].as_u64()];
+        let taken: HashSet<[Option<u64>; 2]> = position["stones"]
+            .as_array()
+            .expect("stones")
+            .iter()
+            .map(|s| [s[0].as_u64(), s[1].as_u64()])
+            .collect();
+        assert!(
+            cell.iter().all(|c| c.is_some_and(|c| c < 15)) && !taken.contains(&cell),
+            "{mv} is not an empty cell of the position"
+        );
+    }
+    let compared = stdout(&run_script(
+        dir.path(),
+        "choice-suite.py",
+        &["compare", "suite.json", "choices.json", "choices.json"],
+    ));
+    assert!(
+        compared.contains("only A 0, only B 0")
+            && compared.contains(&format!("the same move in {}", suite.len())),
+        "a run compared with itself: {compared}"
+    );
+}
+
+#[test]
+fn label_writes_one_scored_board_a_position() {
+    let Some((dir, summary, games)) = a_played_match(None) else {
+        return;
+    };
+    let brain = format!("{BIN} gomocup");
+    let output = run_script(
+        dir.path(),
+        "label.py",
+        &[
+            "--brain",
+            &brain,
+            "--turn-ms",
+            "30",
+            "--from-ply",
+            "6",
+            "--out",
+            "labels.txt",
+            summary.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    let report = String::from_utf8_lossy(&output.stderr);
+    let text = std::fs::read_to_string(dir.path().join("labels.txt")).expect("labels written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        !lines.is_empty() && report.contains(&format!("{} labels written", lines.len())),
+        "{} lines; report: {report}",
+        lines.len()
+    );
+    for line in lines {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 4, "{line:?}: GAME K SCORE ROWS");
+        let game: u64 = fields[0].parse().expect("a game number");
+        assert!(games.iter().any(|g| g.number == game), "{line:?}: game");
+        assert_eq!(fields[1], "5", "{line:?}: five in a row");
+        fields[2].parse::<i64>().expect("a score");
+        let rows: Vec<&str> = fields[3].split('/').collect();
+        assert!(
+            rows.len() == 15
+                && rows
+                    .iter()
+                    .all(|r| r.len() == 15 && r.bytes().all(|b| b"0NB".contains(&b))),
+            "{line:?}: a 15x15 board of 0, N, B"
+        );
+        let stones = fields[3]
+            .bytes()
+            .filter(|b| *b != b'0' && *b != b'/')
+            .count();
+        assert!(stones >= 6, "{line:?}: fewer stones than --from-ply 6");
+    }
+}
+
+#[test]
+fn fresh_table_brain_plays_a_whole_match_as_a_gomocup_brain() {
+    let Some((_dir, summary, games)) = a_played_match(Some("fresh-table-brain.py")) else {
+        return;
+    };
+    let summary = read_json(&summary);
+    for (game, record) in games
+        .iter()
+        .zip(summary["games"].as_array().expect("games"))
+    {
+        assert_eq!(
+            record["termination"].as_str(),
+            Some("line"),
+            "game {} ended by {} ({})",
+            game.number,
+            record["termination"],
+            record["reason"]
+        );
+    }
+}
