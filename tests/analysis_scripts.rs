@@ -195,14 +195,22 @@ fn brain_depth_and_brain_speed_read_the_searches_of_every_position() {
         }
         args.extend([out, summary, BIN, "gomocup"]);
         run_script(dir.path(), "brain-depth.py", &args);
-        let depths = read_json(&dir.path().join(out));
-        let depths = depths.as_object().expect("an object of depths");
+        let measured = read_json(&dir.path().join(out));
+        let depths = measured["depths"].as_object().expect("an object of depths");
         assert!(!depths.is_empty(), "{out}: no search measured");
         assert!(
             depths.values().all(|d| d.as_u64().is_some_and(|d| d >= 1)),
             "{out}: a depth that is not a positive number: {depths:?}"
         );
         assert_positions_of(&games, depths.keys().cloned());
+        let predicted = measured["predicted"]
+            .as_object()
+            .expect("an object of predictions");
+        assert!(
+            !predicted.is_empty() && predicted.values().all(Value::is_boolean),
+            "{out}: the predictions are not true or false: {predicted:?}"
+        );
+        assert_positions_of(&games, predicted.keys().cloned());
     }
     let compared = stdout(&run_script(
         dir.path(),
