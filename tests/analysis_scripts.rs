@@ -12,6 +12,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
+use common::{recorded_cell, recorded_stones};
+use connect5::board::Move;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_connect5");
@@ -76,46 +80,26 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
-/// A recorded game: its players, result and stones (row, col) in the order played.
+/// A recorded game: its players, result and stones in the order played.
 struct Game {
     number: u64,
     black: String,
     result: String,
     opening: usize,
-    stones: Vec<(u64, u64)>,
+    stones: Vec<Move>,
 }
 
 fn games_of(summary: &Value) -> Vec<Game> {
-    let point = |row: &Value, col: &Value| {
-        (
-            row.as_u64().expect("a row"),
-            col.as_u64().expect("a column"),
-        )
-    };
     summary["games"]
         .as_array()
         .expect("a games array")
         .iter()
-        .map(|game| {
-            let opening = game["opening"].as_array().expect("an opening");
-            let mut stones: Vec<(u64, u64)> = opening
-                .iter()
-                .map(|stone| point(&stone[0], &stone[1]))
-                .collect();
-            stones.extend(
-                game["moves"]
-                    .as_array()
-                    .expect("moves")
-                    .iter()
-                    .map(|mv| point(&mv["row"], &mv["col"])),
-            );
-            Game {
-                number: game["game"].as_u64().expect("a game number"),
-                black: game["black"].as_str().expect("black's name").to_string(),
-                result: game["result"].as_str().expect("a result").to_string(),
-                opening: opening.len(),
-                stones,
-            }
+        .map(|game| Game {
+            number: game["game"].as_u64().expect("a game number"),
+            black: game["black"].as_str().expect("black's name").to_string(),
+            result: game["result"].as_str().expect("a result").to_string(),
+            opening: game["opening"].as_array().expect("an opening").len(),
+            stones: recorded_stones(game),
         })
         .collect()
 }
@@ -287,11 +271,11 @@ fn win_suite_keeps_the_first_position_of_each_lost_game_where_the_analyst_sees_t
             weak_moves_at_even_plies,
             "ply {ply} is not weak's turn"
         );
-        let stones: Vec<(u64, u64)> = position["stones"]
+        let stones: Vec<Move> = position["stones"]
             .as_array()
             .expect("stones")
             .iter()
-            .map(|s| (s[0].as_u64().expect("row"), s[1].as_u64().expect("col")))
+            .map(recorded_cell)
             .collect();
         assert_eq!(
             stones,
@@ -332,8 +316,8 @@ fn choice_suite_runs_a_brain_on_a_suite_and_compares_two_runs() {
                 suite.push(serde_json::json!({
                     "source": "match.json", "game": game.number, "ply": ply,
                     "rows": 15, "cols": 15,
-                    "stones": game.stones[..ply].iter().map(|&(r, c)| [r, c]).collect::<Vec<_>>(),
-                    "label": [game.stones[ply].0, game.stones[ply].1],
+                    "stones": game.stones[..ply].iter().map(|m| [m.row, m.col]).collect::<Vec<_>>(),
+                    "label": [game.stones[ply].row, game.stones[ply].col],
                     "eval": 0,
                 }));
             }
@@ -354,15 +338,15 @@ fn choice_suite_runs_a_brain_on_a_suite_and_compares_two_runs() {
     let moves = choices["moves"].as_array().expect("moves");
     assert_eq!(moves.len(), suite.len(), "one move a position");
     for (mv, position) in moves.iter().zip(&suite) {
-        let cell = [mv[0].as_u64(), mv[1].as_u64()];
-        let taken: HashSet<[Option<u64>; 2]> = position["stones"]
+        let cell = recorded_cell(mv);
+        let taken: HashSet<Move> = position["stones"]
             .as_array()
             .expect("stones")
             .iter()
-            .map(|s| [s[0].as_u64(), s[1].as_u64()])
+            .map(recorded_cell)
             .collect();
         assert!(
-            cell.iter().all(|c| c.is_some_and(|c| c < 15)) && !taken.contains(&cell),
+            cell.row < 15 && cell.col < 15 && !taken.contains(&cell),
             "{mv} is not an empty cell of the position"
         );
     }

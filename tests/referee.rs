@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{recorded_cell, recorded_stones};
 use connect5::board::{Board, Move, Rule, Stone};
 use serde_json::Value;
 
@@ -63,15 +66,6 @@ fn run_match(player1: &[&str], player2: &[&str], extra: &[&str]) -> Run {
     }
 }
 
-fn cell(value: &Value) -> Move {
-    let (row, col) = if let Some(pair) = value.as_array() {
-        (pair[0].as_u64(), pair[1].as_u64())
-    } else {
-        (value["row"].as_u64(), value["col"].as_u64())
-    };
-    Move::new(row.expect("row") as usize, col.expect("col") as usize)
-}
-
 /// Replays a game of the summary on a real board: every stone legal, and a win by a line really
 /// is one, made by the last move.
 fn replay(game: &Value) -> Board {
@@ -80,13 +74,7 @@ fn replay(game: &Value) -> Board {
     let rule = Rule::exact(game["k"].as_u64().unwrap() as usize);
     let mut board = Board::new(rows, cols).unwrap();
     let mut stone = Stone::Black;
-    let stones: Vec<Move> = game["opening"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .chain(game["moves"].as_array().unwrap())
-        .map(cell)
-        .collect();
+    let stones = recorded_stones(game);
     for (i, &mv) in stones.iter().enumerate() {
         board.play(mv, stone).expect("recorded move is legal");
         let last = i + 1 == stones.len();
@@ -227,7 +215,7 @@ fn the_summary_says_where_the_openings_came_from_and_a_clock_seed_plays_them_aga
     assert_eq!(openings(&again), openings(&from_the_clock));
     for opening in openings(&again) {
         for stone in opening.as_array().unwrap() {
-            let mv = cell(stone);
+            let mv = recorded_cell(stone);
             assert!(mv.row.abs_diff(4) <= 2 && mv.col.abs_diff(4) <= 2, "{mv}");
         }
     }
@@ -602,7 +590,7 @@ fn openings_file_is_used_pair_by_pair() {
         .as_array()
         .unwrap()
         .iter()
-        .map(cell)
+        .map(recorded_cell)
         .collect();
     assert_eq!(
         first,
@@ -613,7 +601,7 @@ fn openings_file_is_used_pair_by_pair() {
         .as_array()
         .unwrap()
         .iter()
-        .map(cell)
+        .map(recorded_cell)
         .collect();
     assert_eq!(second, vec![Move::new(3, 3), Move::new(4, 4)]);
 

@@ -16,6 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use connect5::board::{Board, Move, Rule, Stone};
+use serde_json::Value;
 
 /// How long a test waits for a line before it declares the player broken. Generous: the machine
 /// the suite runs on may be busy with other builds.
@@ -694,4 +695,26 @@ pub fn one_empty_cell(empty: Move) -> Board {
 pub fn good_request(index: usize) -> (String, Move) {
     let empty = Move::new(index % 9 / 3, index % 3);
     (request(&one_empty_cell(empty), 100), empty)
+}
+
+/// A stone of a `connect5 match --json` summary: an opening stone `[row, col]` or a move
+/// `{"row": …, "col": …}`.
+pub fn recorded_cell(value: &Value) -> Move {
+    let (row, col) = if let Some(pair) = value.as_array() {
+        (pair[0].as_u64(), pair[1].as_u64())
+    } else {
+        (value["row"].as_u64(), value["col"].as_u64())
+    };
+    Move::new(row.expect("row") as usize, col.expect("col") as usize)
+}
+
+/// Every stone of a recorded game, the opening's first, in the order played.
+pub fn recorded_stones(game: &Value) -> Vec<Move> {
+    game["opening"]
+        .as_array()
+        .expect("an opening")
+        .iter()
+        .chain(game["moves"].as_array().expect("moves"))
+        .map(recorded_cell)
+        .collect()
 }
