@@ -46,19 +46,16 @@ def expected_reply(messages):
     principal variation its MESSAGE lines report (Rapfi writes a cell as its column's letter
     from A and its row from 1); None without one."""
     for message in reversed(messages):
-        found = CONNECT5_PV.search(message)
-        if found:
-            line = found.group(1).split()
-            if len(line) < 2:
-                return None
-            col, row = line[1].split(",")
-            return int(row), int(col)
-        found = RAPFI_PV.search(message)
-        if found:
-            line = found.group(1).split()
-            if len(line) < 2:
-                return None
-            return int(line[1][1:]) - 1, ord(line[1][0]) - ord("A")
+        connect5, rapfi = CONNECT5_PV.search(message), RAPFI_PV.search(message)
+        if connect5:
+            line = [tuple(int(n) for n in reversed(cell.split(",")))
+                    for cell in connect5.group(1).split()]
+        elif rapfi:
+            line = [(int(cell[1:]) - 1, ord(cell[0]) - ord("A"))
+                    for cell in rapfi.group(1).split()]
+        else:
+            continue
+        return line[1] if len(line) > 1 else None
     return None
 
 
@@ -106,7 +103,8 @@ def run(args):
     with open(out, "w") as f:
         json.dump({"depths": depths, "predicted": predicted}, f)
     if depths:
-        print("%s: %d searches, mean depth %.2f" % (out, len(depths), sum(depths.values()) / len(depths)))
+        print("%s: %d searches, mean depth %.2f"
+              % (out, len(depths), sum(depths.values()) / len(depths)))
 
 
 def compare(files):

@@ -8,9 +8,10 @@ Replays the first GAMES (default 6) games of a `connect5 match --json` summary t
 `BINARY gomocup` process: for each game a `START`, then every other position from the one after
 the opening (those of the side to move there), sent as `BOARD` with `INFO timeout_turn TURN_MS`
 (default 300), so the brain keeps its table from move to move as in a match. Reads the
-`MESSAGE depth .. nodes .. time ..` line the brain prints before each move and sums the searches that took over 20 ms (instant
-answers, such as forced blocks, say nothing of speed). Run it on an idle machine: the figure is
-the machine's as much as the engine's; compare two binaries on the same summary, in turns.
+`MESSAGE depth .. nodes .. time ..` line the brain prints before each move and sums the searches
+that took over 20 ms (instant answers, such as forced blocks, say nothing of speed). Run it on an
+idle machine: the figure is the machine's as much as the engine's; compare two binaries on the
+same summary, in turns.
 """
 import sys
 

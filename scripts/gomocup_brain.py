@@ -54,6 +54,9 @@ class Brain:
         except OSError as error:
             raise BrainError("cannot start the brain %s: %s" % (" ".join(command), error))
 
+    def running(self):
+        return self.process.poll() is None
+
     def send(self, text):
         try:
             self.process.stdin.write(text + "\n")

@@ -97,7 +97,7 @@ class LabellingBrain:
 
     def evaluate(self, size, stones):
         """The brain's last reported score of the position for the side to move, or None."""
-        if self.brain is None or self.brain.process.poll() is not None or self.size != size:
+        if self.brain is None or not self.brain.running() or self.size != size:
             self.start(size)
         try:
             _, messages, _ = self.brain.play(stones)
