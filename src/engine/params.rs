@@ -114,6 +114,8 @@ params! {
         "ProbCut: first moves of the ordering tried (rounded)";
     probcut_reduction: 4.0, 1.0, 16.0,
         "ProbCut: plies less than the node's depth for the shallow search (rounded)";
+    table_eval: 0.0, 0.0, 1.0,
+        "reverse futility pruning: 1 takes the table's score for the evaluation where its bound is sharper (0: off; level at 1 s, session 75)";
     root_reduction_from: 6.0, 1.0, 256.0,
         "index of the first quiet root move searched a ply shallower first (rounded)";
     vct_time_share: 0.1, 0.0, 0.9,

@@ -131,6 +131,10 @@ struct Tuning {
     probcut_margin: i32,
     probcut_moves: usize,
     probcut_reduction: i32,
+    /// Reverse futility pruning reads the table's score where its bound is sharper than the
+    /// static evaluation (Rapfi's and Stockfish's "ttValue as a better eval"); off by default,
+    /// measured level at 1 s (docs/engine.md, session 75).
+    table_eval: bool,
 }
 
 impl Tuning {
@@ -165,6 +169,7 @@ impl Tuning {
             probcut_margin: whole(params.probcut_margin),
             probcut_moves: whole(params.probcut_moves).max(1) as usize,
             probcut_reduction: whole(params.probcut_reduction).max(1),
+            table_eval: params.table_eval >= 0.5,
         }
     }
 
@@ -478,7 +483,8 @@ impl Searcher {
         }
         let on_pv = pv_node || entry.is_some_and(|entry| entry.on_pv);
 
-        if let Some(score) = self.reverse_futility(me, depth, alpha, beta, pv_node) {
+        let table_score = entry.map(|entry| (score_from_table(entry.score, ply), entry.bound));
+        if let Some(score) = self.reverse_futility(me, depth, alpha, beta, pv_node, table_score) {
             return score;
         }
 
@@ -765,7 +771,9 @@ impl Searcher {
     /// Reverse futility pruning (Rapfi's child futility pruning, about 121 Elo by its sources'
     /// comments; "static null move pruning" in chess engines): at a shallow non-PV node where the
     /// opponent threatens nothing faster than a four, a static evaluation a margin per ply above
-    /// beta is taken as the node's cut.
+    /// beta is taken as the node's cut. With `table_eval`, a table entry's exact score, or a bound
+    /// beyond the evaluation on its side, stands for the evaluation (never a proved result: those
+    /// are the table cut's).
     fn reverse_futility(
         &self,
         me: Stone,
@@ -773,6 +781,7 @@ impl Searcher {
         alpha: i32,
         beta: i32,
         pv_node: bool,
+        table_score: Option<(i32, Bound)>,
     ) -> Option<i32> {
         if pv_node
             || depth > self.tuning.reverse_futility_depth * PLY
@@ -782,7 +791,19 @@ impl Searcher {
         {
             return None;
         }
-        let eval = self.evaluate(me);
+        let mut eval = self.evaluate(me);
+        if self.tuning.table_eval {
+            if let Some((stored, bound)) = table_score {
+                let sharper = match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => stored > eval,
+                    Bound::Upper => stored < eval,
+                };
+                if sharper && !is_mate(stored) {
+                    eval = stored;
+                }
+            }
+        }
         (eval - self.tuning.reverse_futility_margin * depth / PLY >= beta).then_some(eval)
     }
 
@@ -1305,6 +1326,53 @@ mod tests {
             probcut_at(&rows, &off, -1_000).1,
             None,
             "probcut_depth=0 turns it off"
+        );
+    }
+
+    #[test]
+    fn reverse_futility_takes_a_table_bound_sharper_than_the_evaluation() {
+        let with = |table_eval: f64| {
+            let params = SearchParams {
+                table_eval,
+                ..SearchParams::default()
+            };
+            Searcher::new(position_of(&ROWS), Tt::new(1 << 20), &params)
+        };
+        let searcher = with(1.0);
+        let me = Stone::Black;
+        let eval = searcher.evaluate(me);
+        let entry = |score: i32, bound: Bound| Some((score, bound));
+        let prune = |s: &Searcher, beta: i32, stored: Option<(i32, Bound)>| {
+            s.reverse_futility(me, PLY, beta - 1, beta, false, stored)
+        };
+        let above = eval + 10;
+        assert_eq!(prune(&searcher, above, None), None, "the evaluation alone");
+        assert_eq!(
+            prune(&searcher, above, entry(eval + 500, Bound::Lower)),
+            Some(eval + 500),
+            "a lower bound above the evaluation"
+        );
+        assert_eq!(
+            prune(&searcher, above, entry(eval + 500, Bound::Upper)),
+            None,
+            "an upper bound above the evaluation says nothing"
+        );
+        assert_eq!(
+            prune(&searcher, above, entry(mate_in(9), Bound::Lower)),
+            None,
+            "a proved win is the table cut's to use, not the pruning's"
+        );
+        assert_eq!(
+            prune(&with(0.0), above, entry(eval + 500, Bound::Lower)),
+            None,
+            "table_eval=0: the static evaluation only"
+        );
+        let below = eval - 100;
+        assert_eq!(prune(&searcher, below, None), Some(eval));
+        assert_eq!(
+            prune(&searcher, below, entry(eval - 500, Bound::Exact)),
+            None,
+            "an exact score below beta keeps the node"
         );
     }
 
