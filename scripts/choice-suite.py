@@ -128,18 +128,29 @@ def analyse(brain, position, stones, nodes):
 
 def with_two_analysts(analyst_cmd, step):
     """Runs `step(brain)` in two threads, each with its own analyst process, until it returns
-    False in both: the two cores share the analyst's work."""
+    False in both: the two cores share the analyst's work. An analyst that fails stops its
+    thread; the failure is raised here, in the caller's thread, once both have ended, so that
+    `main` reports it as one line (a thread's own exception would only print a traceback)."""
+    failures = []
+
     def worker():
-        brain = Brain(analyst_cmd)
-        while step(brain):
-            pass
-        brain.close()
+        try:
+            brain = Brain(analyst_cmd)
+            try:
+                while step(brain):
+                    pass
+            finally:
+                brain.close()
+        except BrainError as error:
+            failures.append(error)
 
     threads = [threading.Thread(target=worker) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if failures:
+        raise failures[0]
 
 
 def key(index, move):

@@ -360,6 +360,26 @@ fn choice_suite_runs_a_brain_on_a_suite_and_compares_two_runs() {
             && compared.contains(&format!("the same move in {}", suite.len())),
         "a run compared with itself: {compared}"
     );
+    // An analyst that cannot start ends the valuation with one line naming it, not a thread's
+    // traceback and a silent success.
+    let missing_analyst = dir.path().join("no-such-analyst");
+    let failed = Command::new("python3")
+        .arg(script("choice-suite.py"))
+        .args(["value", "suite.json", "values.json", "100"])
+        .arg(&missing_analyst)
+        .args(["--", "choices.json"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run python3");
+    let complaint = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        !failed.status.success()
+            && complaint.trim().lines().count() == 1
+            && complaint.contains("cannot start the brain")
+            && complaint.contains("no-such-analyst"),
+        "a missing analyst ({}): {complaint}",
+        failed.status
+    );
 }
 
 #[test]
