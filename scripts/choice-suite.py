@@ -126,11 +126,13 @@ def analyse(brain, position, stones, nodes):
     return reply, messages
 
 
-def with_two_analysts(analyst_cmd, step):
+def with_two_analysts(analyst_cmd, step, keep):
     """Runs `step(brain)` in two threads, each with its own analyst process, until it returns
     False in both: the two cores share the analyst's work. An analyst that fails stops its
-    thread; the failure is raised here, in the caller's thread, once both have ended, so that
-    `main` reports it as one line (a thread's own exception would only print a traceback)."""
+    thread while the other goes on with the rest; once both have ended, `keep()` writes what
+    they found, and only then is the failure raised, in the caller's thread, so that `main`
+    reports it as one line (a thread's own exception would only print a traceback) and an hour
+    of the other analyst's work is not lost with it."""
     failures = []
 
     def worker():
@@ -149,6 +151,7 @@ def with_two_analysts(analyst_cmd, step):
         t.start()
     for t in threads:
         t.join()
+    keep()
     if failures:
         raise failures[0]
 
@@ -201,10 +204,12 @@ def value(suite_file, values_file, nodes, analyst_cmd, choice_files):
             values[key(i, move)] = None if score is None else -score
         return True
 
-    with_two_analysts(analyst_cmd, step)
-    with open(values_file, "w") as f:
-        json.dump(values, f)
-    print("%d values in %s" % (len(values), values_file))
+    def keep():
+        with open(values_file, "w") as f:
+            json.dump(values, f)
+        print("%d values in %s" % (len(values), values_file))
+
+    with_two_analysts(analyst_cmd, step, keep)
 
 
 def build(out, player, count, seed, nodes, analyst_cmd, summaries,
@@ -233,11 +238,13 @@ def build(out, player, count, seed, nodes, analyst_cmd, summaries,
                     print("%d labelled" % len(kept), flush=True)
         return True
 
-    with_two_analysts(analyst_cmd, step)
-    kept.sort(key=lambda p: (p["source"], p["game"], p["ply"]))
-    with open(out, "w") as f:
-        json.dump(kept, f)
-    print("%d positions written to %s" % (len(kept), out))
+    def keep():
+        kept.sort(key=lambda p: (p["source"], p["game"], p["ply"]))
+        with open(out, "w") as f:
+            json.dump(kept, f)
+        print("%d positions written to %s" % (len(kept), out))
+
+    with_two_analysts(analyst_cmd, step, keep)
 
 
 def run(suite_file, turn_ms, out, brain_cmd):

@@ -380,6 +380,53 @@ fn choice_suite_runs_a_brain_on_a_suite_and_compares_two_runs() {
         "a missing analyst ({}): {complaint}",
         failed.status
     );
+    // An analyst that fails beside one that works: the run still fails with one line, but
+    // what the working one valued is written (all but at most the one move the failing one
+    // had taken when it ended).
+    std::fs::write(
+        dir.path().join("one-analyst.py"),
+        "import os, sys\n\
+         try:\n    os.mkdir('an-analyst-started')\n\
+         except FileExistsError:\n    sys.exit(1)\n\
+         for line in sys.stdin:\n\
+         \x20   word = line.strip()\n\
+         \x20   if word.startswith('START'):\n        print('OK', flush=True)\n\
+         \x20   elif word == 'DONE':\n        print('MESSAGE Eval 10\\n7,7', flush=True)\n\
+         \x20   elif word == 'END':\n        break\n",
+    )
+    .expect("write the analyst");
+    let half_failed = Command::new("python3")
+        .arg(script("choice-suite.py"))
+        .args([
+            "value",
+            "suite.json",
+            "values.json",
+            "100",
+            "python3",
+            "one-analyst.py",
+        ])
+        .args(["--", "choices.json"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run python3");
+    let complaint = String::from_utf8_lossy(&half_failed.stderr);
+    let told = stdout(&half_failed);
+    let to_value: usize = told
+        .split_whitespace()
+        .next()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of moves to value: {told}"));
+    let values = read_json(&dir.path().join("values.json"));
+    let valued = values.as_object().expect("values by move").len();
+    assert!(
+        !half_failed.status.success()
+            && complaint.trim().lines().count() == 1
+            && complaint.contains("the brain closed")
+            && to_value > 1
+            && valued + 1 >= to_value,
+        "one analyst failing ({}): {valued} of {to_value} valued; {told}{complaint}",
+        half_failed.status
+    );
 }
 
 #[test]
