@@ -133,7 +133,7 @@ struct Tuning {
     probcut_reduction: i32,
     /// Reverse futility pruning reads the table's score where its bound is sharper than the
     /// static evaluation (Rapfi's and Stockfish's "ttValue as a better eval"); off by default,
-    /// measured level at 1 s (docs/engine.md, session 75).
+    /// measured level at 1 s and at 0.3 s (docs/engine.md, sessions 75 and 76).
     table_eval: bool,
 }
 
