@@ -92,6 +92,8 @@ params! {
         "plies a leaf facing an open three is searched beyond the nominal depth (rounded)";
     block_extension: 1.0, 0.0, 2.0,
         "plies given back to the forced block of a four (multiples of an eighth; 1: a four and its block cost one ply)";
+    defence_reduction: 0.0, 0.0, 3.0,
+        "plies taken off the first search of the third and later moves of a non-PV node that defends against an open three, but a four-three or better (multiples of an eighth; 0: off; at 1 ply level at 1 s over four sets, session 77)";
     singular_extension: 1.0, 0.0, 3.0,
         "plies added to the table's move when the singular test finds it alone (multiples of an eighth)";
     shared_reduction: 1.0, 0.0, 3.0,
