@@ -909,11 +909,16 @@ impl Searcher {
     /// Units taken off a late move of a non-PV defence node (`defence_reduction`, off by
     /// default): nine in ten of a defence node's cuts come from its first move (docs/engine.md,
     /// session 58), yet its moves are never reduced, and defences and forced blocks are three
-    /// quarters of the nodes of a 1 s tree that generate moves (session 66). The later moves are searched shallower first, as an
-    /// open node's late moves are, and again at full depth when they beat alpha; a move that
-    /// makes a four-three or better keeps its depth. Measured in session 77.
+    /// quarters of the nodes of a 1 s tree that generate moves (session 66). The later moves
+    /// are searched shallower first, as an open node's late moves are, and again at full depth
+    /// when they beat alpha; a move that makes a four-three or better keeps its depth.
+    /// Measured in session 77.
     fn defence_reduction(&self, cell: usize, me: Stone, child_depth: i32) -> i32 {
-        if self.pos.class(cell, me) >= Class::FourThree || child_depth < PLY {
+        // Off (the default): no pattern lookup in the defence nodes' loop.
+        if self.tuning.defence_reduction == 0
+            || child_depth < PLY
+            || self.pos.class(cell, me) >= Class::FourThree
+        {
             return 0;
         }
         self.tuning.defence_reduction.min(child_depth)
@@ -1443,6 +1448,12 @@ mod tests {
             "a move less than a ply from the horizon"
         );
         assert_eq!(reduction(block, PLY + PLY / 2), PLY);
+        let shipped = Searcher::new(position_of(&rows), Tt::new(0), &SearchParams::default());
+        assert_eq!(
+            shipped.defence_reduction(block, Stone::Black, 6 * PLY),
+            0,
+            "off by default"
+        );
     }
 
     #[test]
