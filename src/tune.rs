@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use connect5::board::{Board, Move, Rule, Stone};
 use connect5::engine::is_mate;
 use connect5::engine::tuning::{
-    self, comparison_sample, eval_features, ordering_sample, FitSettings, OrderingSample,
-    OrderingWeights, Sample, Weights,
+    self, comparison_sample, eval_features, ordering_sample, FitPositions, FitSettings,
+    OrderingSample, OrderingWeights, Sample, Weights,
 };
 use connect5::referee::{load_summary, GameRecord, Outcome, Termination};
 
@@ -102,6 +102,15 @@ pub struct TuneArgs {
     /// Leave the threat term as it is.
     #[arg(long, conflicts_with = "ordering")]
     fixed_threat: bool,
+    /// Fit only the threat term (the value of which threat classes each side has); the
+    /// per-combination tables stay as they are.
+    #[arg(long, conflicts_with_all = ["ordering", "fixed_threat", "keep_ratios"])]
+    threat_only: bool,
+    /// Fit only on the positions where the side to move faces an open three (the leaves the
+    /// search's quiescence searches on): with --threat-only, the threat values of those positions
+    /// alone are fitted.
+    #[arg(long, conflicts_with_all = ["ordering", "comparison", "quiet"])]
+    facing_open_three: bool,
     /// Report the losses of the current tables and stop, writing nothing.
     #[arg(long)]
     dry_run: bool,
@@ -157,6 +166,17 @@ fn is_held_out(args: &TuneArgs, game: usize) -> bool {
 
 /// The held-out loss for the reports, to five places, or `none` when nothing is held out (a mean
 /// over no position would print as a loss of zero).
+/// The positions an evaluation fit reads, from the command line.
+fn fit_positions(args: &TuneArgs) -> FitPositions {
+    if args.quiet {
+        FitPositions::Quiet
+    } else if args.facing_open_three {
+        FitPositions::FacingOpenThree
+    } else {
+        FitPositions::All
+    }
+}
+
 fn held_out_loss(held_out: &[Sample], weights: &Weights, scale: f64) -> String {
     if held_out.is_empty() {
         "none".to_string()
@@ -170,7 +190,7 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
     for path in &args.files {
         let summary = load_summary(path)?;
         for game in &summary.games {
-            let Some(samples) = samples_of(&game.record, args.quiet)
+            let Some(samples) = samples_of(&game.record, fit_positions(args))
                 .map_err(|e| format!("{} game {}: {e}", path.display(), game.game))?
             else {
                 continue;
@@ -187,7 +207,7 @@ fn load(args: &TuneArgs) -> Result<Data, String> {
 
 /// The positions of a game the evaluation decides, labelled with the result for their side to
 /// move; `None` for a game that ended by a fault (its result says nothing of the positions).
-fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample>>, String> {
+fn samples_of(record: &GameRecord, positions: FitPositions) -> Result<Option<Vec<Sample>>, String> {
     if !matches!(
         record.termination,
         Termination::Line | Termination::BoardFull
@@ -204,7 +224,7 @@ fn samples_of(record: &GameRecord, quiet_only: bool) -> Result<Option<Vec<Sample
         .replay()?
         .into_iter()
         .filter_map(|position| {
-            eval_features(&position.board, rule, quiet_only).map(|features| Sample {
+            eval_features(&position.board, rule, positions).map(|features| Sample {
                 features,
                 result: result_for(position.side),
             })
@@ -437,7 +457,7 @@ fn load_labelled(args: &TuneArgs) -> Result<Data, String> {
         if is_mate(position.label) {
             return None;
         }
-        let features = eval_features(&position.board, position.rule, args.quiet)?;
+        let features = eval_features(&position.board, position.rule, fit_positions(args))?;
         Some(Sample {
             features,
             result: tuning::sigmoid(f64::from(position.label) / scale),
@@ -515,6 +535,7 @@ fn tune(args: &TuneArgs) -> Result<(), String> {
         l2: args.l2,
         keep_ratios: args.keep_ratios,
         fit_threat: !args.fixed_threat,
+        fit_tables: !args.threat_only,
     };
     let fitted = tuning::fit(&data.fit, &start, settings, |epoch, loss| {
         eprintln!("epoch {epoch}: loss {loss:.5}");
@@ -604,6 +625,7 @@ fn move_fit_settings(args: &TuneArgs, temperature: f64, fit_threat: bool) -> Fit
         l2: args.l2,
         keep_ratios: false,
         fit_threat,
+        fit_tables: true,
     }
 }
 

@@ -434,3 +434,91 @@ fn a_labelled_move_on_a_stone_is_named_with_its_line() {
     );
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
 }
+
+/// (mask, value) of every threat line of a tables file.
+fn threat_values(text: &str) -> Vec<(usize, i64)> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("threat "))
+        .map(|l| {
+            let (mask, value) = l.split_once(' ').expect("threat MASK VALUE");
+            (
+                mask.parse().expect("a mask"),
+                value.trim().parse().expect("a value"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_threat_only_fit_of_the_positions_facing_an_open_three_moves_their_threat_values_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = "0".repeat(11);
+    let rows = |lines: &[(usize, &str)]| {
+        let mut rows = vec![empty.clone(); 11];
+        for &(row, text) in lines {
+            rows[row] = text.to_string();
+        }
+        rows.join("/")
+    };
+    // White to move facing black's open three on row 5; then black to move with no three.
+    let facing = rows(&[(0, "B0000000000"), (5, "000NNN00000"), (10, "0000000000B")]);
+    let quiet = rows(&[(0, "B0000000000"), (5, "000N0N00000"), (10, "0000000000B")]);
+    let text = format!("1 5 -250 {facing}\n2 5 40 {quiet}\n3 5 -250 {facing}\n4 5 40 {quiet}\n");
+    let labels = dir.path().join("s.labels");
+    std::fs::write(&labels, text).expect("write");
+    let labels = labels.to_str().expect("utf-8");
+    let dry = |extra: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "--dry-run",
+            "--hold-out-every",
+            "0",
+            "--labels",
+            labels,
+        ];
+        args.extend_from_slice(extra);
+        let output = run(&args);
+        assert!(output.status.success(), "{output:?}");
+        positions_fitted(&output)
+    };
+    assert_eq!(dry(&[]), 4);
+    assert_eq!(dry(&["--facing-open-three"]), 2);
+
+    let fit = dir.path().join("fit.txt");
+    let fit_arg = fit.to_str().expect("utf-8");
+    let fitted = run(&[
+        "tune",
+        "--hold-out-every",
+        "0",
+        "--labels",
+        labels,
+        "--threat-only",
+        "--facing-open-three",
+        "--epochs",
+        "30",
+        "--learning-rate",
+        "5",
+        "--out",
+        fit_arg,
+    ]);
+    assert!(fitted.status.success(), "{fitted:?}");
+    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
+    assert_eq!(combination_values(&text), shipped_values(), "tables kept");
+    let threats = threat_values(&text);
+    // The opponent's win-next class is bit 9 of the mask (bits 5-9 are the opponent's).
+    assert!(
+        threats.len() == 1 && threats[0].0 & 1 << 9 != 0 && threats[0].1 != 0,
+        "one threat value moved, of a mask where the opponent has an open three: {threats:?}"
+    );
+
+    // The per-combination tables are what --keep-ratios and --fixed-threat constrain.
+    let both = run(&[
+        "tune",
+        "--dry-run",
+        "--labels",
+        labels,
+        "--threat-only",
+        "--fixed-threat",
+    ]);
+    assert!(!both.status.success(), "{both:?}");
+}

@@ -35,18 +35,32 @@ pub struct EvalFeatures {
     pub threat: u16,
 }
 
+/// Which positions a fit of the evaluation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FitPositions {
+    /// Every position where the static evaluation decides.
+    All,
+    /// Only those where neither side can make a four (no three on the board): Texel tuning fits
+    /// on quiet positions, where no tactic is pending and the static evaluation alone judges (a
+    /// position whose next moves are forced says more about the tactic than about the tables).
+    Quiet,
+    /// Only those where the side to move faces an open three (the opponent has a cell that makes
+    /// an open four or two fours): the leaves the search's quiescence searches on instead of
+    /// evaluating, which an evaluation must judge to replace it.
+    FacingOpenThree,
+}
+
 /// The features of a position where the static evaluation is what decides (`None` where the
 /// search's rules do: a five or an open four to play, a five to block; or no side to move, or a
-/// rule the pattern tables do not cover). With `quiet_only`, also `None` where either side can
-/// make a four (a three of either colour on the board): Texel tuning fits on quiet positions,
-/// where no tactic is pending and the static evaluation alone judges (a position whose next
-/// moves are forced says more about the tactic than about the tables).
-pub fn eval_features(board: &Board, rule: Rule, quiet_only: bool) -> Option<EvalFeatures> {
+/// rule the pattern tables do not cover; or where `positions` leaves it out).
+pub fn eval_features(board: &Board, rule: Rule, positions: FitPositions) -> Option<EvalFeatures> {
     let (pos, me) = undecided_position(board, rule)?;
-    if quiet_only && a_four_can_be_made(&pos, me) {
-        return None;
-    }
-    Some(features_of(&pos, me))
+    let kept = match positions {
+        FitPositions::All => true,
+        FitPositions::Quiet => !a_four_can_be_made(&pos, me),
+        FitPositions::FacingOpenThree => pos.count(me.opponent(), Class::WinNext) > 0,
+    };
+    kept.then(|| features_of(&pos, me))
 }
 
 /// Whether either side has a cell that makes a four (a three on the board): positions where
@@ -376,6 +390,8 @@ pub struct FitSettings {
     pub keep_ratios: bool,
     /// Fit the threat term too (else it stays as it starts).
     pub fit_threat: bool,
+    /// Fit the per-combination tables (else only the threat term moves).
+    pub fit_tables: bool,
 }
 
 /// Fits `start` to `samples`; calls `progress(epoch, loss)` now and then.
@@ -415,6 +431,9 @@ pub fn fit(
         }
         if !settings.fit_threat {
             gradient[2 * COMBINATIONS..].fill(0.0);
+        }
+        if !settings.fit_tables {
+            gradient[..2 * COMBINATIONS].fill(0.0);
         }
         adam.step(&mut params, &gradient, settings.learning_rate);
         for (c, ratio) in ratios.iter().enumerate() {
@@ -776,6 +795,9 @@ pub fn fit_comparison(
         if !settings.fit_threat {
             gradient[2 * COMBINATIONS..].fill(0.0);
         }
+        if !settings.fit_tables {
+            gradient[..2 * COMBINATIONS].fill(0.0);
+        }
         // A value added to every cell's entry changes no comparison (the candidates' positions
         // have the same empty cells but one): the cells where a side can make nothing stay at
         // their value, which fixes that level.
@@ -853,7 +875,7 @@ mod tests {
                 .play(Move::new(row, col), stone)
                 .expect("an empty cell");
         }
-        let features = eval_features(&board, rule, false).expect("a quiet position");
+        let features = eval_features(&board, rule, FitPositions::All).expect("a quiet position");
         let table = pattern::table_for(5, false).expect("exact five is covered");
         let pos = Position::new(&board, table);
         let me = board.side_to_move().expect("legal counts");
@@ -899,6 +921,7 @@ mod tests {
             l2: 0.0,
             keep_ratios: false,
             fit_threat: true,
+            fit_tables: true,
         };
         let before = loss(&samples, &start, 100.0);
         let fitted = fit(&samples, &start, settings, |_, _| {});
@@ -944,6 +967,7 @@ mod tests {
             l2: 0.0,
             keep_ratios: false,
             fit_threat: true,
+            fit_tables: true,
         }
     }
 
