@@ -164,8 +164,6 @@ fn is_held_out(args: &TuneArgs, game: usize) -> bool {
     args.hold_out_every > 0 && pair.is_multiple_of(args.hold_out_every)
 }
 
-/// The held-out loss for the reports, to five places, or `none` when nothing is held out (a mean
-/// over no position would print as a loss of zero).
 /// The positions an evaluation fit reads, from the command line.
 fn fit_positions(args: &TuneArgs) -> FitPositions {
     if args.quiet {
@@ -177,6 +175,8 @@ fn fit_positions(args: &TuneArgs) -> FitPositions {
     }
 }
 
+/// The held-out loss for the reports, to five places, or `none` when nothing is held out (a mean
+/// over no position would print as a loss of zero).
 fn held_out_loss(held_out: &[Sample], weights: &Weights, scale: f64) -> String {
     if held_out.is_empty() {
         "none".to_string()
@@ -625,7 +625,7 @@ fn move_fit_settings(args: &TuneArgs, temperature: f64, fit_threat: bool) -> Fit
         l2: args.l2,
         keep_ratios: false,
         fit_threat,
-        fit_tables: true,
+        fit_tables: !args.threat_only,
     }
 }
 

@@ -280,6 +280,24 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
         text.contains("first choice in"),
         "the header says the fit's figures"
     );
+
+    // With --threat-only the comparison fit moves the threat term alone.
+    let threat_only = run(&[
+        "tune",
+        "--comparison",
+        "--threat-only",
+        "--epochs",
+        "30",
+        "--learning-rate",
+        "5",
+        "--out",
+        &fit,
+        &json,
+    ]);
+    assert!(threat_only.status.success(), "{threat_only:?}");
+    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
+    assert_eq!(combination_values(&text), shipped_values(), "tables kept");
+    assert!(!threat_values(&text).is_empty(), "no threat value moved");
 }
 
 #[test]

@@ -394,6 +394,19 @@ pub struct FitSettings {
     pub fit_tables: bool,
 }
 
+impl FitSettings {
+    /// Zeroes the gradient of the parts the fit leaves as they are (the threat term, the
+    /// per-combination tables).
+    fn hold_fixed_parts(&self, gradient: &mut [f64]) {
+        if !self.fit_threat {
+            gradient[2 * COMBINATIONS..].fill(0.0);
+        }
+        if !self.fit_tables {
+            gradient[..2 * COMBINATIONS].fill(0.0);
+        }
+    }
+}
+
 /// Fits `start` to `samples`; calls `progress(epoch, loss)` now and then.
 pub fn fit(
     samples: &[Sample],
@@ -429,12 +442,7 @@ pub fn fit(
                 gradient[c] = 0.0;
             }
         }
-        if !settings.fit_threat {
-            gradient[2 * COMBINATIONS..].fill(0.0);
-        }
-        if !settings.fit_tables {
-            gradient[..2 * COMBINATIONS].fill(0.0);
-        }
+        settings.hold_fixed_parts(&mut gradient);
         adam.step(&mut params, &gradient, settings.learning_rate);
         for (c, ratio) in ratios.iter().enumerate() {
             if let Some(ratio) = ratio {
@@ -792,12 +800,7 @@ pub fn fit_comparison(
             }
         }
         pull_towards(&mut gradient, &params, &origin, settings.l2);
-        if !settings.fit_threat {
-            gradient[2 * COMBINATIONS..].fill(0.0);
-        }
-        if !settings.fit_tables {
-            gradient[..2 * COMBINATIONS].fill(0.0);
-        }
+        settings.hold_fixed_parts(&mut gradient);
         // A value added to every cell's entry changes no comparison (the candidates' positions
         // have the same empty cells but one): the cells where a side can make nothing stay at
         // their value, which fixes that level.
