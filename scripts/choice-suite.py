@@ -15,8 +15,8 @@ summaries, from the end of the opening to 24 stones after it (the stretch where 
 the games decided), one of each position, draws COUNT of them (random seed SEED) and labels each
 with the analyst brain's move under a node limit (`INFO max_node NODES`, so the labels do not
 depend on the machine's load; two analyst processes share the work). The analyst must honour
-`INFO max_node` (Rapfi does; connect5's brain does not, and would think for the hour the script
-gives it as its turn). Positions the analyst
+`INFO max_node` (Rapfi does, and connect5's brain since session 79), or it thinks for the hour
+the script gives it as its turn. Positions the analyst
 scores as a forced result or beyond +-600 (decided already), or whose move is forced by the
 patterns (a five to make or a four to block), are left out. `--stretch FROM:TO` takes the
 positions FROM to TO stones after the opening instead (default 0:24), `--scores LOW:HIGH` those

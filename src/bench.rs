@@ -30,6 +30,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         kind: args.engine,
         hash_bytes: args.hash.saturating_mul(1 << 20),
         max_depth: Some(args.depth),
+        max_nodes: None,
         memory: None,
         progress: None,
         params: args.params.search_params(),

@@ -45,6 +45,7 @@ impl GomocupArgs {
                 kind: self.engine,
                 hash_bytes: (self.hash as usize) << 20,
                 max_depth: None,
+                max_nodes: None,
                 // A brain plays one game at a time: its table is kept from move to move.
                 memory: Some(Arc::new(GameMemory::new())),
                 progress: None,

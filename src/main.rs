@@ -155,6 +155,7 @@ impl PlayerArgs {
                 kind: self.engine,
                 hash_bytes: self.hash.max(1) << 20,
                 max_depth: None,
+                max_nodes: None,
                 memory: None,
                 progress: None,
                 params: self.params.search_params(),

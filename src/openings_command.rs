@@ -89,6 +89,7 @@ fn select(args: &OpeningsArgs) -> Result<(), String> {
         kind: EngineKind::V2,
         hash_bytes: args.hash.saturating_mul(1 << 20),
         max_depth: Some(args.depth),
+        max_nodes: None,
         memory: None,
         progress: None,
         params: args.params.search_params(),

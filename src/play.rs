@@ -204,6 +204,7 @@ fn game_settings(args: &PlayArgs) -> Result<(Board, Rule, EngineConfig), String>
         kind: args.engine,
         hash_bytes: args.hash << 20,
         max_depth: args.depth,
+        max_nodes: None,
         // One game: the table is kept from one engine move to the next.
         memory: Some(Arc::new(GameMemory::new())),
         progress: None,

@@ -238,7 +238,7 @@ fn gomocup_line() -> impl Strategy<Value = String> {
         (0u32..24).prop_map(|n| n.to_string()),
         (0u32..24, 0u32..24).prop_map(|(x, y)| format!("{x},{y}")),
         (0u32..24, 0u32..24, 0u32..5).prop_map(|(x, y, f)| format!("{x},{y},{f}")),
-        "(timeout_turn|timeout_match|time_left|max_memory|rule|game_type|max_depth|folder) -?[0-9]{0,12}",
+        "(timeout_turn|timeout_match|time_left|max_memory|rule|game_type|max_depth|max_node|folder) -?[0-9]{0,12}",
         ".{0,20}",
         Just(String::new()),
     ];

@@ -270,6 +270,7 @@ fn a_scripted_manager_dialogue_gets_every_answer_and_survives_every_error() {
     // A refused value changes nothing: the turn stays 300 ms (the moves below are timed).
     expect_error(&mut brain, "INFO timeout_turn abc", "abc");
     expect_error(&mut brain, "INFO time_left soon", "soon");
+    expect_error(&mut brain, "INFO max_node many", "many");
 
     let mut board = Board::new(15, 15).unwrap();
     let first = brain_moves(&mut brain, "BEGIN", &mut board, budget);
@@ -866,4 +867,44 @@ fn yxhashclear_makes_the_next_search_start_from_an_empty_table() {
          {kept} nodes)"
     );
     end(brain);
+}
+
+/// The nodes past its limit a search may visit: it reads its limits every 256 nodes.
+const NODE_POLL_SLACK: u64 = 256;
+
+#[test]
+fn max_node_stops_the_search_at_a_node_count_so_it_repeats_in_any_process() {
+    let _one = one_at_a_time();
+    // A quiet opening and a turn no search below reaches: only the node limit stops them.
+    let board = position(15, 15, &[(7, 7), (8, 7)], &[(8, 8), (6, 6)]);
+    let search = |infos: &str| {
+        let mut brain = spawn_brain(&[]);
+        expect_reply(&mut brain, "START 15", "OK");
+        brain.send(&format!("INFO timeout_turn 60000\n{infos}"));
+        let searched = nodes_searched(&mut brain, &board);
+        end(brain);
+        searched
+    };
+    let (small_move, small) = search("INFO max_node 20000\n");
+    assert!(
+        small <= 20_000 + NODE_POLL_SLACK,
+        "max_node 20000: the search visited {small} nodes"
+    );
+    let (larger_move, larger) = search("INFO max_node 200000\n");
+    assert!(
+        (small..=200_000 + NODE_POLL_SLACK).contains(&larger),
+        "max_node 200000: {larger} nodes (20000: {small}, {small_move})"
+    );
+    assert_eq!(
+        search("INFO max_node 20000\n"),
+        (small_move, small),
+        "the same position and node limit in another process should give the same search \
+         (200000 nodes gave {larger_move})"
+    );
+    // 0 lifts the limit: the depth limit alone then decides, as if max_node had never been set.
+    assert_eq!(
+        search("INFO max_node 20000\nINFO max_node 0\nINFO max_depth 6\n"),
+        search("INFO max_depth 6\n"),
+        "INFO max_node 0 should lift the node limit"
+    );
 }

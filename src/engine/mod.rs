@@ -47,6 +47,9 @@ pub struct EngineConfig {
     pub hash_bytes: usize,
     /// Stop deepening after this depth (plies), whatever time is left.
     pub max_depth: Option<u32>,
+    /// Stop the search after about this many nodes, whatever time is left (Yixin's `max_node`):
+    /// a search that stops at a node count repeats itself whatever the machine's load.
+    pub max_nodes: Option<u64>,
     /// Where the searches of one game keep their table from move to move (`None`: every search
     /// starts afresh, as a Connect5 request must).
     pub memory: Option<Arc<GameMemory>>,
@@ -64,6 +67,7 @@ impl Default for EngineConfig {
             kind: EngineKind::default(),
             hash_bytes: DEFAULT_HASH_BYTES,
             max_depth: None,
+            max_nodes: None,
             memory: None,
             progress: None,
             params: Arc::default(),

@@ -174,6 +174,12 @@ impl SearchClock {
         }
     }
 
+    /// The same clock, also stopping after `budget` nodes (none: no node limit).
+    pub fn with_node_budget(mut self, budget: Option<u64>) -> SearchClock {
+        self.node_cap = budget.map_or(u64::MAX, |nodes| self.nodes.saturating_add(nodes));
+        self
+    }
+
     /// The same clock, never stopping before `nodes` nodes: for a search that must finish small
     /// work even with no time at all (the solver proves any 3×3 position with a budget of 0).
     pub fn guaranteeing(mut self, nodes: u64) -> SearchClock {
@@ -222,6 +228,20 @@ impl SearchClock {
             guaranteed_nodes: self.guaranteed_nodes,
             stopped: false,
         }
+    }
+
+    /// A part of this search that may take `fraction` of what is left: of the time, and of the
+    /// nodes when the search has a node budget, so that a search stopped by nodes divides them
+    /// as a timed one divides its time.
+    pub fn share(&self, fraction: f64) -> SearchClock {
+        let nodes = (self.node_cap != u64::MAX)
+            .then(|| (self.node_cap.saturating_sub(self.nodes) as f64 * fraction) as u64);
+        self.part(self.deadline.share(fraction), nodes)
+    }
+
+    /// Whether the search stops at a node count as well as at its deadline.
+    pub fn has_node_budget(&self) -> bool {
+        self.node_cap != u64::MAX
     }
 
     /// Takes back the nodes `part` searched; this clock stops if its own deadline has passed
@@ -296,6 +316,36 @@ mod tests {
         }
         let zero = Deadline::for_budget(Instant::now(), Duration::ZERO, 1);
         assert!(zero.expired());
+    }
+
+    /// Ticks `clock` until it stops; the nodes it counted.
+    fn run_out(clock: &mut SearchClock) -> u64 {
+        while !clock.tick() {}
+        clock.nodes()
+    }
+
+    #[test]
+    fn a_share_of_a_node_budget_is_that_share_of_the_nodes_left() {
+        let mut clock = SearchClock::new(Deadline::unlimited(), 10).with_node_budget(Some(1_000));
+        for _ in 0..200 {
+            clock.tick();
+        }
+        let mut part = clock.share(0.25);
+        assert_eq!(
+            run_out(&mut part),
+            400,
+            "a quarter of the 800 nodes left, from 200"
+        );
+        assert!(
+            clock.rejoin(part),
+            "the part should say its node limit cut it short"
+        );
+        assert_eq!(clock.nodes(), 400, "the part's nodes count for the search");
+        assert!(!clock.stopped(), "the search has 600 nodes left");
+        assert_eq!(run_out(&mut clock), 1_000);
+        // Without a node budget a share limits the time only.
+        let unlimited = SearchClock::new(Deadline::unlimited(), 10);
+        assert!(!unlimited.has_node_budget() && !unlimited.share(0.1).has_node_budget());
     }
 
     #[test]

@@ -60,7 +60,8 @@ struct Searcher {
 }
 
 impl Searcher {
-    fn new(board: &Board, rule: Rule, deadline: &Deadline, hash_bytes: usize) -> Searcher {
+    fn new(board: &Board, rule: Rule, deadline: &Deadline, config: &EngineConfig) -> Searcher {
+        let hash_bytes = config.hash_bytes;
         let (rows, cols) = (board.rows(), board.cols());
         // Smaller boards never fill a large table: do not allocate more than they can use.
         let useful = (rows * cols).saturating_mul(rows * cols).saturating_mul(64);
@@ -78,7 +79,8 @@ impl Searcher {
             bounds_stack: Vec::new(),
             table: Tt::new(hash_bytes.min(useful).min(256 << 20)),
             killers: vec![[None; 2]; MAX_PLY + 2],
-            clock: SearchClock::new(deadline.clone(), CLOCK_INTERVAL),
+            clock: SearchClock::new(deadline.clone(), CLOCK_INTERVAL)
+                .with_node_budget(config.max_nodes),
         };
         for (mv, stone) in board.cells() {
             if let Some(stone) = stone {
@@ -447,7 +449,7 @@ pub fn search(
     config: &EngineConfig,
 ) -> Decision {
     let started = Instant::now();
-    let mut searcher = Searcher::new(board, rule, deadline, config.hash_bytes);
+    let mut searcher = Searcher::new(board, rule, deadline, config);
     let colour = side;
     let root_moves = match searcher.ordered_moves(colour, 0, None) {
         Err(win) => {

@@ -73,6 +73,8 @@ pub struct Brain {
     max_memory: Option<usize>,
     /// Yixin's `max_depth`: the deepest iteration of a search.
     max_depth: Option<u32>,
+    /// `max_node`: the nodes a search may visit (Yixin's and Rapfi's key).
+    max_nodes: Option<u64>,
     block: Option<BoardBlock>,
 }
 
@@ -87,6 +89,7 @@ impl Brain {
             match_left: None,
             max_memory: None,
             max_depth: None,
+            max_nodes: None,
             block: None,
         }
     }
@@ -353,6 +356,11 @@ impl Brain {
                 Ok(_) => self.max_depth = None,
                 Err(why) => return error(why),
             },
+            "max_node" => match number() {
+                Ok(nodes) if nodes > 0 => self.max_nodes = Some(nodes as u64),
+                Ok(_) => self.max_nodes = None,
+                Err(why) => return error(why),
+            },
             "game_type" => {
                 if let Err(why) = number() {
                     return error(why);
@@ -381,6 +389,7 @@ impl Brain {
         };
         let mut engine = self.config.engine.clone();
         engine.max_depth = self.max_depth.or(engine.max_depth);
+        engine.max_nodes = self.max_nodes.or(engine.max_nodes);
         if let Some(bytes) = self.max_memory {
             // Half of the allowance: the rest is the board, the search's lists and the program.
             engine.hash_bytes = engine.hash_bytes.min(bytes / 2).max(MIN_HASH_BYTES);

@@ -114,7 +114,8 @@ pub fn search(
             .unwrap_or_else(|| Tt::new(made_for.bytes));
         tt.next_search();
         let mut searcher = Searcher::new(pos, tt, &config.params);
-        let mut clock = SearchClock::new(deadline.clone(), CHECK_EVERY);
+        let mut clock =
+            SearchClock::new(deadline.clone(), CHECK_EVERY).with_node_budget(config.max_nodes);
         let decision = think(&mut searcher, &mut clock, side, config);
         if let Some(memory) = &config.memory {
             memory.keep(made_for, searcher.into_table());
@@ -330,7 +331,7 @@ fn checked_search(
     let mut first_refuted = None;
     let mut checks = 0;
     loop {
-        let mut part = clock.part(clock.deadline().share(share), None);
+        let mut part = clock.share(share);
         let result = searcher.iterate(
             &mut part,
             me,
@@ -392,13 +393,13 @@ fn opponent_threat(
     opponent_vct(searcher, clock, me, params.threat_time_share, params)
 }
 
-/// A part of the search bounded by `share` of the time left, or by `nodes_unlimited` nodes when
-/// the search has no clock.
+/// A part of the search bounded by `share` of the time (and of the node budget) left, or by
+/// `nodes_unlimited` nodes when the search has neither a clock nor a node budget.
 fn limited_part(clock: &SearchClock, share: f64, nodes_unlimited: u64) -> SearchClock {
-    if clock.deadline().is_unlimited() {
+    if clock.deadline().is_unlimited() && !clock.has_node_budget() {
         clock.part(clock.deadline().clone(), Some(nodes_unlimited))
     } else {
-        clock.part(clock.deadline().share(share), None)
+        clock.share(share)
     }
 }
 
