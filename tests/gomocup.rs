@@ -908,3 +908,62 @@ fn max_node_stops_the_search_at_a_node_count_so_it_repeats_in_any_process() {
         "INFO max_node 0 should lift the node limit"
     );
 }
+
+#[test]
+fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() {
+    let _one = one_at_a_time();
+    // Game 6 of docs/runs/rapfi-20x20-1s-bal20s1-s73.json.gz after 27 stones, white (the brain)
+    // to move: black has threats but no VCT within the check's 10. The depth-10 search took 208
+    // thousand nodes and the check of its move, given 60% of a long turn, 173 million
+    // (docs/engine.md, session 79). The threat searches before the main search are off, so
+    // the count is the main search's and the check's.
+    let board = position(
+        20,
+        20,
+        &[
+            (7, 8),
+            (12, 10),
+            (11, 7),
+            (12, 8),
+            (13, 9),
+            (14, 9),
+            (9, 10),
+            (12, 9),
+            (10, 8),
+            (11, 11),
+            (10, 13),
+            (7, 9),
+            (13, 11),
+            (6, 8),
+        ],
+        &[
+            (11, 9),
+            (11, 8),
+            (13, 8),
+            (12, 7),
+            (14, 10),
+            (10, 9),
+            (10, 11),
+            (10, 10),
+            (9, 9),
+            (10, 12),
+            (12, 12),
+            (15, 9),
+            (10, 6),
+        ],
+    );
+    let mut brain = spawn_brain(&[
+        "--param",
+        "vct_time_share=0",
+        "--param",
+        "threat_time_share=0",
+    ]);
+    expect_reply(&mut brain, "START 20", "OK");
+    brain.send("INFO timeout_turn 600000\nINFO max_depth 10\n");
+    let (_, nodes) = nodes_searched(&mut brain, &board);
+    assert!(
+        nodes <= 2_000_000,
+        "the depth-10 search and its check took {nodes} nodes"
+    );
+    end(brain);
+}

@@ -174,9 +174,11 @@ impl SearchClock {
         }
     }
 
-    /// The same clock, also stopping after `budget` nodes (none: no node limit).
+    /// The same clock, also stopping after `budget` more nodes (none: no further limit).
     pub fn with_node_budget(mut self, budget: Option<u64>) -> SearchClock {
-        self.node_cap = budget.map_or(u64::MAX, |nodes| self.nodes.saturating_add(nodes));
+        if let Some(nodes) = budget {
+            self.node_cap = self.node_cap.min(self.nodes.saturating_add(nodes));
+        }
         self
     }
 

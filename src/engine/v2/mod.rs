@@ -263,15 +263,15 @@ enum OpponentVct {
 }
 
 /// Searches the opponent's VCT in the current position as if it were to move, within `share`
-/// of the time left.
+/// of the time left (and `most_nodes`, if given).
 fn opponent_vct(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
-    share: f64,
+    (share, most_nodes): (f64, Option<u64>),
     params: &SearchParams,
 ) -> OpponentVct {
-    let mut part = limited_part(clock, share, SAFETY_NODES_UNLIMITED);
+    let mut part = limited_part(clock, share, SAFETY_NODES_UNLIMITED).with_node_budget(most_nodes);
     let depth = params.safety_vct_depth.round() as u32;
     let found = searcher
         .threats
@@ -296,8 +296,12 @@ fn check_move(
     params: &SearchParams,
 ) -> OpponentVct {
     searcher.pos.make(cell, me);
-    // The searched move gets most of the time left: it is the one usually played.
-    let check = opponent_vct(searcher, clock, me, 0.6, params);
+    // The searched move gets most of the time left: it is the one usually played. But never
+    // more nodes than the search has taken so far: a VCT search of the check's depth can run
+    // for minutes where the opponent has many threats and no win (173 million nodes after a
+    // depth-10 search of 208 thousand, docs/engine.md, session 79).
+    let most_nodes = clock.nodes().max(SAFETY_NODES_UNLIMITED);
+    let check = opponent_vct(searcher, clock, me, (0.6, Some(most_nodes)), params);
     searcher.pos.unmake(cell);
     check
 }
@@ -390,7 +394,13 @@ fn opponent_threat(
     if params.threat_time_share <= 0.0 || searcher.pos.count_at_least(me, Class::WinNext) > 0 {
         return OpponentVct::Unknown;
     }
-    opponent_vct(searcher, clock, me, params.threat_time_share, params)
+    opponent_vct(
+        searcher,
+        clock,
+        me,
+        (params.threat_time_share, None),
+        params,
+    )
 }
 
 /// A part of the search bounded by `share` of the time (and of the node budget) left, or by
