@@ -106,12 +106,7 @@ fn shipped_values() -> Vec<(i64, i64)> {
 /// returns the file's text, checked to hold as many combinations as the shipped tables and to
 /// have moved some of them.
 fn short_fit(args: &[&str], fit: &str) -> String {
-    let mut all = vec!["tune"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--epochs", "30", "--learning-rate", "5", "--out", fit]);
-    let fitted = run(&all);
-    assert!(fitted.status.success(), "{fitted:?}");
-    let text = std::fs::read_to_string(fit).expect("the fit wrote its tables");
+    let text = short_fit_tables(args, fit);
     let (new, shipped) = (combination_values(&text), shipped_values());
     assert_eq!(new.len(), shipped.len());
     assert_ne!(new, shipped, "30 steps of 5 moved no value");
@@ -282,20 +277,7 @@ fn a_comparison_fit_learns_from_one_player_and_writes_tables_that_move() {
     );
 
     // With --threat-only the comparison fit moves the threat term alone.
-    let threat_only = run(&[
-        "tune",
-        "--comparison",
-        "--threat-only",
-        "--epochs",
-        "30",
-        "--learning-rate",
-        "5",
-        "--out",
-        &fit,
-        &json,
-    ]);
-    assert!(threat_only.status.success(), "{threat_only:?}");
-    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
+    let text = short_fit_tables(&["--comparison", "--threat-only", &json], &fit);
     assert_eq!(combination_values(&text), shipped_values(), "tables kept");
     assert!(!threat_values(&text).is_empty(), "no threat value moved");
 }
@@ -453,6 +435,16 @@ fn a_labelled_move_on_a_stone_is_named_with_its_line() {
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
 }
 
+/// The tables file a fit of 30 steps of 5 with `args` writes to `fit`.
+fn short_fit_tables(args: &[&str], fit: &str) -> String {
+    let mut all = vec!["tune"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--epochs", "30", "--learning-rate", "5", "--out", fit]);
+    let fitted = run(&all);
+    assert!(fitted.status.success(), "{fitted:?}");
+    std::fs::read_to_string(fit).expect("the fit wrote its tables")
+}
+
 /// (mask, value) of every threat line of a tables file.
 fn threat_values(text: &str) -> Vec<(usize, i64)> {
     text.lines()
@@ -503,24 +495,17 @@ fn a_threat_only_fit_of_the_positions_facing_an_open_three_moves_their_threat_va
     assert_eq!(dry(&["--facing-open-three"]), 2);
 
     let fit = dir.path().join("fit.txt");
-    let fit_arg = fit.to_str().expect("utf-8");
-    let fitted = run(&[
-        "tune",
-        "--hold-out-every",
-        "0",
-        "--labels",
-        labels,
-        "--threat-only",
-        "--facing-open-three",
-        "--epochs",
-        "30",
-        "--learning-rate",
-        "5",
-        "--out",
-        fit_arg,
-    ]);
-    assert!(fitted.status.success(), "{fitted:?}");
-    let text = std::fs::read_to_string(&fit).expect("the fit wrote its tables");
+    let text = short_fit_tables(
+        &[
+            "--hold-out-every",
+            "0",
+            "--labels",
+            labels,
+            "--threat-only",
+            "--facing-open-three",
+        ],
+        fit.to_str().expect("utf-8"),
+    );
     assert_eq!(combination_values(&text), shipped_values(), "tables kept");
     let threats = threat_values(&text);
     // The opponent's win-next class is bit 9 of the mask (bits 5-9 are the opponent's).
