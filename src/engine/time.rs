@@ -236,7 +236,8 @@ impl SearchClock {
     /// nodes when the search has a node budget, so that a search stopped by nodes divides them
     /// as a timed one divides its time.
     pub fn share(&self, fraction: f64) -> SearchClock {
-        let nodes = (self.node_cap != u64::MAX)
+        let nodes = self
+            .has_node_budget()
             .then(|| (self.node_cap.saturating_sub(self.nodes) as f64 * fraction) as u64);
         self.part(self.deadline.share(fraction), nodes)
     }
