@@ -909,15 +909,11 @@ fn max_node_stops_the_search_at_a_node_count_so_it_repeats_in_any_process() {
     );
 }
 
-#[test]
-fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() {
-    let _one = one_at_a_time();
-    // Game 6 of docs/runs/rapfi-20x20-1s-bal20s1-s73.json.gz after 27 stones, white (the brain)
-    // to move: black has threats but no VCT within the check's 10. The depth-10 search took 208
-    // thousand nodes and the check of its move, given 60% of a long turn, 173 million
-    // (docs/engine.md, session 79). The threat searches before the main search are off, so
-    // the count is the main search's and the check's.
-    let board = position(
+/// Game 6 of docs/runs/rapfi-20x20-1s-bal20s1-s73.json.gz after 27 stones, white to move:
+/// black has threats but no VCT within the check's 10 threats, so the threat searches run as
+/// long as they are let (docs/engine.md, sessions 79 and 80).
+fn position_of_long_threat_searches() -> Board {
+    position(
         20,
         20,
         &[
@@ -951,7 +947,16 @@ fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() 
             (15, 9),
             (10, 6),
         ],
-    );
+    )
+}
+
+#[test]
+fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() {
+    let _one = one_at_a_time();
+    // The depth-10 search took 208 thousand nodes and the check of its move, given 60% of a
+    // long turn, 173 million (session 79). The threat searches before the main search are
+    // off, so the count is the main search's and the check's.
+    let board = position_of_long_threat_searches();
     let mut brain = spawn_brain(&[
         "--param",
         "vct_time_share=0",
@@ -964,6 +969,24 @@ fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() 
     assert!(
         nodes <= 2_000_000,
         "the depth-10 search and its check took {nodes} nodes"
+    );
+    end(brain);
+}
+
+#[test]
+fn a_search_limited_in_depth_bounds_its_threat_searches_whatever_its_turn() {
+    let _one = one_at_a_time();
+    // With the threat searches on, the root VCT and the opponent's VCT with a free move took
+    // their 10% and 15% of a 600 s turn here (66 s, some 90 million nodes) before the main
+    // search, which then reached depth 10 in well under a million (session 80).
+    let board = position_of_long_threat_searches();
+    let mut brain = spawn_brain(&[]);
+    expect_reply(&mut brain, "START 20", "OK");
+    brain.send("INFO timeout_turn 600000\nINFO max_depth 10\n");
+    let (_, nodes) = nodes_searched(&mut brain, &board);
+    assert!(
+        nodes <= 3_000_000,
+        "the depth-10 search and its threat searches took {nodes} nodes"
     );
     end(brain);
 }

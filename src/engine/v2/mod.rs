@@ -194,10 +194,16 @@ fn think(
         return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
     let params = &config.params;
-    if let Some((cell, plies)) = root_vct(searcher, clock, me, params) {
+    // A search limited in depth (`INFO max_depth`) bounds its threat searches by the node caps
+    // of a search without a clock, whatever its turn: with their shares of a long turn they
+    // took 66 s of 600 where the main search was done in a second (docs/engine.md, session 80).
+    let depth_limited = config.max_depth.is_some();
+    let vct_cap = depth_limited.then_some(VCT_NODES_UNLIMITED);
+    if let Some((cell, plies)) = root_vct(searcher, clock, me, params, vct_cap) {
         return decide(searcher, clock.nodes(), cell, mate_in(plies), plies as u32);
     }
-    let threat = opponent_threat(searcher, clock, me, params);
+    let safety_cap = depth_limited.then_some(SAFETY_NODES_UNLIMITED);
+    let threat = opponent_threat(searcher, clock, me, params, safety_cap);
     let (result, cell) = checked_search(searcher, clock, me, &mut root, threat, config);
     let mut decision = decide(searcher, clock.nodes(), cell, result.score, result.depth);
     if cell == result.cell {
@@ -383,12 +389,13 @@ fn checked_search(
 
 /// What the opponent could do with a free move. A stone of ours only takes patterns from the
 /// opponent, so without a VCT now it has none after any of our moves, and the check of our move
-/// can be skipped.
+/// can be skipped. Bounded by its share of the time and by `most_nodes`, if given.
 fn opponent_threat(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
     params: &SearchParams,
+    most_nodes: Option<u64>,
 ) -> OpponentVct {
     // With a five or an open four of ours to make, the opponent's VCT search has nothing to say.
     if params.threat_time_share <= 0.0 || searcher.pos.count_at_least(me, Class::WinNext) > 0 {
@@ -398,7 +405,7 @@ fn opponent_threat(
         searcher,
         clock,
         me,
-        (params.threat_time_share, None),
+        (params.threat_time_share, most_nodes),
         params,
     )
 }
@@ -416,14 +423,17 @@ fn limited_part(clock: &SearchClock, share: f64, nodes_unlimited: u64) -> Search
 /// Node cap of the root VCT without a clock.
 const VCT_NODES_UNLIMITED: u64 = 200_000;
 
-/// A VCT search at the root, bounded by a share of the time (or a node cap without a clock).
+/// A VCT search at the root, bounded by a share of the time (or a node cap without a clock)
+/// and by `most_nodes`, if given.
 fn root_vct(
     searcher: &mut Searcher,
     clock: &mut SearchClock,
     me: Stone,
     params: &SearchParams,
+    most_nodes: Option<u64>,
 ) -> Option<(usize, i32)> {
-    let mut part = limited_part(clock, params.vct_time_share, VCT_NODES_UNLIMITED);
+    let mut part = limited_part(clock, params.vct_time_share, VCT_NODES_UNLIMITED)
+        .with_node_budget(most_nodes);
     let depth = params.vct_max_depth.round() as u32;
     let found = searcher
         .threats
@@ -499,7 +509,7 @@ mod tests {
     fn threat_of(rows: &[&str], params: &SearchParams) -> OpponentVct {
         let mut searcher = searcher_for(rows);
         let mut clock = SearchClock::new(Deadline::unlimited(), CHECK_EVERY);
-        opponent_threat(&mut searcher, &mut clock, Stone::Black, params)
+        opponent_threat(&mut searcher, &mut clock, Stone::Black, params, None)
     }
 
     #[test]
