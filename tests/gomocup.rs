@@ -950,27 +950,33 @@ fn position_of_long_threat_searches() -> Board {
     )
 }
 
+/// The nodes a brain started with `args` reports for its depth-10 search of that position
+/// with a 600 s turn.
+fn depth_10_nodes_with_a_long_turn(args: &[&str]) -> u64 {
+    let mut brain = spawn_brain(args);
+    expect_reply(&mut brain, "START 20", "OK");
+    brain.send("INFO timeout_turn 600000\nINFO max_depth 10\n");
+    let (_, nodes) = nodes_searched(&mut brain, &position_of_long_threat_searches());
+    end(brain);
+    nodes
+}
+
 #[test]
 fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() {
     let _one = one_at_a_time();
     // The depth-10 search took 208 thousand nodes and the check of its move, given 60% of a
     // long turn, 173 million (session 79). The threat searches before the main search are
     // off, so the count is the main search's and the check's.
-    let board = position_of_long_threat_searches();
-    let mut brain = spawn_brain(&[
+    let nodes = depth_10_nodes_with_a_long_turn(&[
         "--param",
         "vct_time_share=0",
         "--param",
         "threat_time_share=0",
     ]);
-    expect_reply(&mut brain, "START 20", "OK");
-    brain.send("INFO timeout_turn 600000\nINFO max_depth 10\n");
-    let (_, nodes) = nodes_searched(&mut brain, &board);
     assert!(
         nodes <= 2_000_000,
         "the depth-10 search and its check took {nodes} nodes"
     );
-    end(brain);
 }
 
 #[test]
@@ -979,14 +985,9 @@ fn a_search_limited_in_depth_bounds_its_threat_searches_whatever_its_turn() {
     // With the threat searches on, the root VCT and the opponent's VCT with a free move took
     // their 10% and 15% of a 600 s turn here (66 s, some 90 million nodes) before the main
     // search, which then reached depth 10 in well under a million (session 80).
-    let board = position_of_long_threat_searches();
-    let mut brain = spawn_brain(&[]);
-    expect_reply(&mut brain, "START 20", "OK");
-    brain.send("INFO timeout_turn 600000\nINFO max_depth 10\n");
-    let (_, nodes) = nodes_searched(&mut brain, &board);
+    let nodes = depth_10_nodes_with_a_long_turn(&[]);
     assert!(
         nodes <= 3_000_000,
         "the depth-10 search and its threat searches took {nodes} nodes"
     );
-    end(brain);
 }
