@@ -185,6 +185,54 @@ fn builtin_against_builtin_plays_pairs_and_reports() {
 }
 
 #[test]
+fn builtin_players_limited_in_nodes_play_the_same_games_again() {
+    // A minute a move that no search reaches: the node limits alone stop the searches, so the
+    // games do not depend on the machine's speed or load and a second run repeats them.
+    let play = || {
+        let run = run_match(
+            &["builtin:nodes=2000,name=small"],
+            &["builtin:nodes=20000,name=large"],
+            &[
+                "--board",
+                "15x15",
+                "--time",
+                "60000",
+                "--games",
+                "2",
+                "--random-opening",
+                "3",
+                "--seed",
+                "11",
+                "--concurrency",
+                "2",
+            ],
+        );
+        let moves: Vec<Vec<(u64, u64)>> = run
+            .games()
+            .iter()
+            .map(|game| {
+                replay(game);
+                game["moves"]
+                    .as_array()
+                    .expect("moves")
+                    .iter()
+                    .map(|m| (m["row"].as_u64().unwrap(), m["col"].as_u64().unwrap()))
+                    .collect()
+            })
+            .collect();
+        moves
+    };
+    let first = play();
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|moves| moves.len() >= 4), "{first:?}");
+    assert_eq!(
+        play(),
+        first,
+        "the same node limits should give the same games"
+    );
+}
+
+#[test]
 fn the_summary_says_where_the_openings_came_from_and_a_clock_seed_plays_them_again() {
     let players: [&[&str]; 2] = [
         &["builtin:engine=v1,depth=1,name=first"],

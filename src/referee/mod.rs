@@ -136,8 +136,9 @@ pub struct MatchOptions {
 
 const PLAYER_HELP: &str = "\
 Player specs (--player1, --player2): one kind, then key=value options.
-  builtin[:engine=v1|v2,depth=N,hash=MB,name=NAME]   the engine in this process
-                     (and PARAM=VALUE, a search parameter: docs/engine.md)
+  builtin[:engine=v1|v2,depth=N,nodes=N,hash=MB,name=NAME]   the engine in this process
+                     (nodes=N: each search stops after N nodes; and PARAM=VALUE, a search
+                     parameter: docs/engine.md)
   cmd:PROGRAM ARGS   a program speaking the Connect5 protocol on stdin/stdout (quote it)
   tcp:HOST:PORT      a Connect5 TCP server (one connection per player, kept for the match)
   gomocup:PROGRAM ARGS   a Gomocup (pbrain) brain on stdin/stdout (quote it)

@@ -196,7 +196,7 @@ pub enum PlayerSpecError {
         "unknown player token {0:?}: expected builtin[:options], cmd:PROGRAM, tcp:HOST:PORT, gomocup:PROGRAM or key=value"
     )]
     UnknownToken(String),
-    #[error("builtin option {0:?} is not key=value (engine=, depth=, hash=, name=)")]
+    #[error("builtin option {0:?} is not key=value (engine=, depth=, nodes=, hash=, name=)")]
     BuiltinOptionNotKeyValue(String),
     #[error("unclosed quote in command {0:?}")]
     UnclosedQuote(String),
@@ -222,7 +222,7 @@ pub enum PlayerSpecError {
     #[error("{key}= applies to {kind} players only")]
     WrongKind { key: String, kind: &'static str },
     #[error(
-        "unknown player option {0:?} (name=, time=, engine=, depth=, hash=, memory=, cmd=, tcp=, gomocup=, or a search parameter of a builtin player)"
+        "unknown player option {0:?} (name=, time=, engine=, depth=, nodes=, hash=, memory=, cmd=, tcp=, gomocup=, or a search parameter of a builtin player)"
     )]
     UnknownOption(String),
     /// A search parameter (`engine::params`) of a builtin player that does not parse.
@@ -240,7 +240,7 @@ enum SpecToken<'a> {
 
 /// Parses a player description: tokens that are either a kind (`builtin[:key=value,…]`,
 /// `cmd:PROGRAM ARGS`, `tcp:HOST:PORT`, `gomocup:PROGRAM ARGS`) or `key=value` options (`name=`,
-/// `time=`, `cmd=`, `tcp=`, `gomocup=`, `engine=`, `depth=`, `hash=`, `memory=`).
+/// `time=`, `cmd=`, `tcp=`, `gomocup=`, `engine=`, `depth=`, `nodes=`, `hash=`, `memory=`).
 pub fn parse_player_spec(tokens: &[String]) -> Result<PlayerSpec, PlayerSpecError> {
     let mut kind: Option<PlayerKind> = None;
     let mut options: Vec<(&str, &str)> = Vec::new();
@@ -322,10 +322,10 @@ impl DraftSpec {
                 let ms = parse_number("time", value, "a whole number of milliseconds")?;
                 self.time = Some(Duration::from_millis(ms));
             }
-            ("engine" | "depth" | "hash", PlayerKind::Builtin(config)) => {
+            ("engine" | "depth" | "nodes" | "hash", PlayerKind::Builtin(config)) => {
                 apply_engine_option(config, key, value)?
             }
-            ("engine" | "depth" | "hash", _) => {
+            ("engine" | "depth" | "nodes" | "hash", _) => {
                 return Err(PlayerSpecError::WrongKind {
                     key: key.to_string(),
                     kind: "builtin",
@@ -361,7 +361,7 @@ impl DraftSpec {
     }
 }
 
-/// `engine=`, `depth=` or `hash=` of a builtin player.
+/// `engine=`, `depth=`, `nodes=` or `hash=` of a builtin player.
 fn apply_engine_option(
     config: &mut EngineConfig,
     key: &str,
@@ -376,6 +376,12 @@ fn apply_engine_option(
         "depth" => {
             let depth: u32 = parse_number("depth", value, "a whole number of plies")?;
             config.max_depth = Some(depth.max(1));
+        }
+        "nodes" => {
+            // The Gomocup brain's `INFO max_node`: the search stops at that many nodes (0: no
+            // limit), so that a match between builtin players repeats on any machine and load.
+            let nodes: u64 = parse_number("nodes", value, "a whole number of nodes")?;
+            config.max_nodes = (nodes > 0).then_some(nodes);
         }
         _ => {
             let mb: usize = parse_number("hash", value, "a size in MiB")?;
@@ -408,10 +414,15 @@ fn default_name(kind: &PlayerKind) -> String {
                 EngineKind::V1 => "v1",
                 EngineKind::V2 => "v2",
             };
-            match config.max_depth {
-                Some(depth) => format!("builtin-{engine}-d{depth}"),
-                None => format!("builtin-{engine}"),
-            }
+            let depth = config
+                .max_depth
+                .map(|d| format!("-d{d}"))
+                .unwrap_or_default();
+            let nodes = config
+                .max_nodes
+                .map(|n| format!("-n{n}"))
+                .unwrap_or_default();
+            format!("builtin-{engine}{depth}{nodes}")
         }
         PlayerKind::Process(words) | PlayerKind::Gomocup { words, .. } => Path::new(&words[0])
             .file_name()
@@ -545,6 +556,16 @@ mod tests {
         };
         assert_eq!(config.kind, EngineKind::V1);
         assert_eq!(config.max_depth, Some(2));
+        assert_eq!(config.max_nodes, None);
+
+        let spec = parse_player_spec(&words("builtin nodes=50000")).unwrap();
+        let PlayerKind::Builtin(config) = spec.kind else {
+            panic!("not builtin")
+        };
+        assert_eq!(config.max_nodes, Some(50_000));
+        assert_eq!(spec.name, "builtin-v2-n50000");
+        let spec = parse_player_spec(&words("builtin nodes=50000 nodes=0")).unwrap();
+        assert!(matches!(spec.kind, PlayerKind::Builtin(config) if config.max_nodes.is_none()));
 
         let spec = parse_player_spec(&["cmd:./connect5 stdio --engine v1".to_string()]).unwrap();
         assert_eq!(spec.name, "connect5");
@@ -607,6 +628,14 @@ mod tests {
             r#"depth="x" is not a whole number of plies"#
         );
         assert_eq!(
+            message("builtin nodes=many"),
+            r#"nodes="many" is not a whole number of nodes"#
+        );
+        assert_eq!(
+            message("gomocup:brain nodes=100"),
+            "nodes= applies to builtin players only"
+        );
+        assert_eq!(
             message("builtin hash=0"),
             "hash=0 out of range: 1 to 65536 MiB"
         );
@@ -620,7 +649,7 @@ mod tests {
         );
         assert_eq!(
             message("builtin:depth"),
-            r#"builtin option "depth" is not key=value (engine=, depth=, hash=, name=)"#
+            r#"builtin option "depth" is not key=value (engine=, depth=, nodes=, hash=, name=)"#
         );
         assert_eq!(
             message("builtin:engine=v9"),
