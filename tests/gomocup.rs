@@ -60,6 +60,21 @@ fn is_chatter(line: &str) -> bool {
     line.starts_with("MESSAGE") || line.starts_with("DEBUG")
 }
 
+/// The next reply and every line the brain writes before it (its `MESSAGE` and `DEBUG` lines),
+/// read without skipping anything.
+#[track_caller]
+fn reply_and_chatter(brain: &mut StdioPlayer) -> (String, Vec<String>) {
+    let mut before = Vec::new();
+    loop {
+        let line = brain.line();
+        if !is_chatter(&line) {
+            return (line, before);
+        }
+        before.push(line);
+        assert!(before.len() < 100, "no reply after {before:?}");
+    }
+}
+
 /// The next reply as a manager reads it: the next line that is not a `MESSAGE` or `DEBUG`. Fails
 /// the test when none comes within the failure guard (however many messages come meanwhile).
 #[track_caller]
@@ -386,16 +401,7 @@ fn search_messages_come_before_the_move_unless_turned_off() {
         brain.send("INFO timeout_turn 100\n");
         for command in ["BEGIN", "TURN 8,8"] {
             brain.send(&format!("{command}\n"));
-            // Everything the brain writes up to its move, read without skipping anything.
-            let mut before = Vec::new();
-            let mv = loop {
-                let line = brain.line();
-                if !is_chatter(&line) {
-                    break line;
-                }
-                before.push(line);
-                assert!(before.len() < 100, "{command}: no move after {before:?}");
-            };
+            let (mv, before) = reply_and_chatter(&mut brain);
             assert!(
                 parse_point(&mv).is_some(),
                 "{command} (quiet: {quiet}): {mv:?} is not a move; before it: {before:?}"
@@ -907,6 +913,68 @@ fn max_node_stops_the_search_at_a_node_count_so_it_repeats_in_any_process() {
         search("INFO max_depth 6\n"),
         "INFO max_node 0 should lift the node limit"
     );
+}
+
+#[test]
+fn the_block_of_a_four_reports_the_loss_its_position_proves() {
+    let _one = one_at_a_time();
+    // Game 5 of docs/runs/rapfi-20x20-1s-bal20s1-s73.json.gz after 34 stones, black (the brain)
+    // to move: white has a four, and after its block an open four to make, a loss in four plies
+    // (Rapfi: -M4). The block used to report the static evaluation of the position before it,
+    // +2537 (docs/engine.md, session 80).
+    let board = position(
+        20,
+        20,
+        &[
+            (7, 8),
+            (12, 10),
+            (8, 8),
+            (12, 9),
+            (13, 8),
+            (10, 13),
+            (6, 8),
+            (4, 8),
+            (11, 10),
+            (13, 13),
+            (11, 11),
+            (10, 12),
+            (14, 7),
+            (9, 13),
+            (9, 10),
+            (12, 14),
+            (14, 12),
+        ],
+        &[
+            (11, 9),
+            (13, 10),
+            (13, 9),
+            (12, 11),
+            (11, 12),
+            (13, 12),
+            (9, 8),
+            (5, 8),
+            (13, 11),
+            (10, 11),
+            (12, 12),
+            (12, 13),
+            (15, 6),
+            (8, 14),
+            (12, 15),
+            (15, 12),
+            (13, 14),
+        ],
+    );
+    let mut brain = spawn_brain(&[]);
+    expect_reply(&mut brain, "START 20", "OK");
+    brain.send("INFO timeout_turn 1000\n");
+    brain.send(&format!("{}DONE\n", board_block(&board)));
+    let (reply, messages) = reply_and_chatter(&mut brain);
+    assert_eq!(reply, "14,15", "the block of white's four");
+    assert!(
+        messages.iter().any(|m| m.contains("score loss in 4 plies")),
+        "{messages:?}"
+    );
+    end(brain);
 }
 
 /// Game 6 of docs/runs/rapfi-20x20-1s-bal20s1-s73.json.gz after 27 stones, white to move:

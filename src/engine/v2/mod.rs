@@ -217,7 +217,7 @@ fn think(
 /// strongest threat anyway: the opponent may err), no move at all (a full board, which
 /// `engine::think` never passes), a single move, or the block of a four.
 fn forced_answer(
-    searcher: &Searcher,
+    searcher: &mut Searcher,
     me: Stone,
     root: &[(usize, i32)],
     set: MoveSet,
@@ -242,12 +242,22 @@ fn forced_answer(
     }
     if root.len() == 1 || set == MoveSet::ForcedBlock {
         // Two cells that each make the opponent's five: the block of one loses to the other.
+        let cell = root[0].0;
         let score = if searcher.pos.count(opp, Class::Win) >= 2 {
             mated_in(2)
         } else {
-            searcher.evaluate(me)
+            // The position the move leaves, valued as the search values a child (a result its
+            // patterns prove, else its static evaluation): the evaluation of the one before it,
+            // where the opponent has a four to complete, is no judgement of it (+2,537 in a
+            // position lost in four plies; docs/engine.md, session 80).
+            searcher.pos.make(cell, me);
+            let after = searcher
+                .proven_result(opp, 1)
+                .unwrap_or_else(|| searcher.evaluate(opp));
+            searcher.pos.unmake(cell);
+            -after
         };
-        return Some((root[0].0, score));
+        return Some((cell, score));
     }
     None
 }

@@ -829,7 +829,7 @@ impl Searcher {
 
     /// The score of a node whose outcome the patterns already prove (a five to play, two of the
     /// opponent's to stop, a full board, an open four, a double three against no four).
-    fn proven_result(&self, me: Stone, ply: usize) -> Option<i32> {
+    pub(super) fn proven_result(&self, me: Stone, ply: usize) -> Option<i32> {
         let opp = me.opponent();
         if self.pos.count(me, Class::Win) > 0 {
             return Some(mate_in(ply as i32 + 1));
