@@ -1051,7 +1051,7 @@ fn the_check_of_the_chosen_move_takes_no_more_nodes_than_the_search_before_it() 
 fn a_search_limited_in_depth_bounds_its_threat_searches_whatever_its_turn() {
     let _one = one_at_a_time();
     // With the threat searches on, the root VCT and the opponent's VCT with a free move took
-    // their 10% and 15% of a 600 s turn here (66 s, some 90 million nodes) before the main
+    // their shares of a 600 s turn here (78 million nodes in all, 55 s) before the main
     // search, which then reached depth 10 in well under a million (session 80).
     let nodes = depth_10_nodes_with_a_long_turn(&[]);
     assert!(

@@ -195,8 +195,9 @@ fn think(
     }
     let params = &config.params;
     // A search limited in depth (`INFO max_depth`) bounds its threat searches by the node caps
-    // of a search without a clock, whatever its turn: with their shares of a long turn they
-    // took 66 s of 600 where the main search was done in a second (docs/engine.md, session 80).
+    // of a search without a clock, whatever its turn: with their shares of a 600 s turn they
+    // took 78 million nodes (55 s) where the whole search now takes under a million
+    // (docs/engine.md, session 80).
     let depth_limited = config.max_depth.is_some();
     let vct_cap = depth_limited.then_some(VCT_NODES_UNLIMITED);
     if let Some((cell, plies)) = root_vct(searcher, clock, me, params, vct_cap) {
