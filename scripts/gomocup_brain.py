@@ -1,6 +1,6 @@
 """The manager's side of the Gomocup protocol, for the scripts that give recorded positions to a
-brain (win-suite.py, choice-suite.py, brain-depth.py, brain-speed.py, label.py), and the reading
-of `connect5 match --json` summaries they share.
+brain (win-suite.py, choice-suite.py, first-forced.py, brain-depth.py, brain-speed.py,
+label.py), and the reading of `connect5 match --json` summaries they share.
 
 Positions are lists of (row, col) in the order played, black first. A brain is told a position
 with `BOARD`, its stones listed alternating with the side to move's opponent last: Rapfi takes

@@ -1,6 +1,6 @@
 //! The analysis scripts of `scripts/` (the Python ones that give recorded positions to a Gomocup
-//! brain: brain-depth.py, brain-speed.py, win-suite.py, choice-suite.py, label.py,
-//! fresh-table-brain.py) end to end: real `python3` processes driving the real `connect5
+//! brain: brain-depth.py, brain-speed.py, win-suite.py, choice-suite.py, first-forced.py,
+//! label.py, fresh-table-brain.py) end to end: real `python3` processes driving the real `connect5
 //! gomocup` brain on the games of a real `connect5 match`, their files read back and checked
 //! against those games.
 //!
@@ -299,6 +299,110 @@ fn win_suite_keeps_the_first_position_of_each_lost_game_where_the_analyst_sees_t
             .count(),
         suite.len(),
         "one line a position: {ran}"
+    );
+}
+
+/// +1 when a score the brain printed is a forced win for the side to move, -1 a forced loss.
+fn forced_sign(score: &str) -> i32 {
+    if score.starts_with("win in") {
+        1
+    } else if score.starts_with("loss in") {
+        -1
+    } else {
+        0
+    }
+}
+
+#[test]
+fn first_forced_scans_each_game_to_its_first_forced_result_and_reports_who_converts() {
+    let Some((dir, summary, games)) = a_played_match(None) else {
+        return;
+    };
+    let summary = summary.to_str().expect("a UTF-8 path");
+    run_script(
+        dir.path(),
+        "first-forced.py",
+        &["scan", summary, "2", "20000", "scan.jsonl", BIN, "gomocup"],
+    );
+    let text = std::fs::read_to_string(dir.path().join("scan.jsonl")).expect("the scan");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), games.len(), "one line a game: {text}");
+    // Who had the first forced win and whether they won, from the scan and the match record.
+    let (mut own, mut own_won, mut theirs, mut theirs_won) = (0, 0, 0, 0);
+    for (line, game) in lines.iter().zip(&games) {
+        assert_eq!(line["game"].as_u64(), Some(game.number));
+        let scores: Vec<&str> = line["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .map(|s| s.as_str().expect("a score as printed"))
+            .collect();
+        let scanned = game.stones.len() - game.opening;
+        assert!(
+            !scores.is_empty() && scores.len() <= scanned,
+            "{} scores for {scanned} positions",
+            scores.len()
+        );
+        let (last, before) = scores.split_last().expect("a score");
+        assert!(
+            before.iter().all(|s| forced_sign(s) == 0),
+            "the scan goes on past a forced result: {scores:?}"
+        );
+        let sign = forced_sign(last);
+        if sign == 0 {
+            assert_eq!(
+                scores.len(),
+                scanned,
+                "a game stopped short of a forced result"
+            );
+            continue;
+        }
+        let ply = game.opening + scores.len() - 1;
+        let black_wins = ply.is_multiple_of(2) == (sign > 0);
+        let winner_is_brain = black_wins == (game.black == "brain");
+        let brain_won = game.result == if game.black == "brain" { "1-0" } else { "0-1" };
+        if winner_is_brain {
+            own += 1;
+            own_won += usize::from(brain_won);
+        } else {
+            theirs += 1;
+            theirs_won += usize::from(!brain_won);
+        }
+    }
+    assert!(
+        own > 0,
+        "the brain never had a forced win against a one-ply engine: {text}"
+    );
+    let report = stdout(&run_script(
+        dir.path(),
+        "first-forced.py",
+        &["report", "brain", "scan.jsonl"],
+    ));
+    for (side, games, converted) in [("own", own, own_won), ("opponent's", theirs, theirs_won)] {
+        let line = report
+            .lines()
+            .find(|l| l.contains(&format!("first forced win {side} ")))
+            .unwrap_or_else(|| panic!("no line for the {side} wins: {report}"));
+        assert!(
+            line.contains(&format!(" {games} games"))
+                && line.ends_with(&format!("converted in {converted}")),
+            "{side}: expected {games} games, {converted} converted: {line}"
+        );
+    }
+    let refused = Command::new("python3")
+        .arg(script("first-forced.py"))
+        .args(["report", "nobody", "scan.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run python3");
+    assert!(
+        !refused.status.success()
+            && String::from_utf8_lossy(&refused.stderr).contains("no player 'nobody'"),
+        "a player not in the games is refused: {}",
+        String::from_utf8_lossy(&refused.stderr)
     );
 }
 
