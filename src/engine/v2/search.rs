@@ -129,6 +129,9 @@ struct Tuning {
     raised_reduction: i32,
     /// Units taken off the later moves of a non-PV defence node.
     defence_reduction: i32,
+    /// How far a reduced move's first search must beat alpha (plus [`DEEPER_MARGIN_PER_PLY`] a
+    /// ply of its reduction) for its re-search to go a ply deeper; 0: never.
+    lmr_deeper_margin: i32,
     probcut_depth: i32,
     probcut_margin: i32,
     probcut_moves: usize,
@@ -168,11 +171,25 @@ impl Tuning {
             pv_before_relief: units(params.pv_before_relief),
             raised_reduction: units(params.raised_reduction),
             defence_reduction: units(params.defence_reduction),
+            lmr_deeper_margin: whole(params.lmr_deeper_margin),
             probcut_depth: whole(params.probcut_depth),
             probcut_margin: whole(params.probcut_margin),
             probcut_moves: whole(params.probcut_moves).max(1) as usize,
             probcut_reduction: whole(params.probcut_reduction).max(1),
             table_eval: params.table_eval >= 0.5,
+        }
+    }
+
+    /// Units added to the re-search of a reduced move whose first search beat alpha by
+    /// `excess`: a ply when it beat it by far more than the reduction's usual error, since such
+    /// a move is likely the node's best and its line is worth seeing deeper (Stockfish's and
+    /// Rapfi's "do deeper" re-search; measured in docs/engine.md, sessions 80 and 81).
+    fn deeper_research(&self, excess: i32, reduction: i32) -> i32 {
+        let needed = self.lmr_deeper_margin + DEEPER_MARGIN_PER_PLY * reduction / PLY;
+        if self.lmr_deeper_margin > 0 && excess > needed {
+            PLY
+        } else {
+            0
         }
     }
 
@@ -354,6 +371,10 @@ fn order_key(&(cell, score): &(usize, i32)) -> i64 {
 fn sort_by_score(list: &mut [(usize, i32)]) {
     list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
+
+/// What each ply of a reduced move's reduction adds to `lmr_deeper_margin` (Stockfish's form: the
+/// deeper the reduction, the larger the error its shallow score may carry).
+const DEEPER_MARGIN_PER_PLY: i32 = 11;
 
 /// Index of the first move of a defence node that `defence_reduction` shortens.
 const DEFENCE_REDUCTION_FROM: usize = 2;
@@ -895,11 +916,13 @@ impl Searcher {
         } else {
             let reduced = depth - child.reduction;
             score = -self.negamax(clock, opp, reduced, -alpha - 1, -alpha, ply + 1);
+            let mut full = depth;
             if score > alpha && child.reduction > 0 {
-                score = -self.negamax(clock, opp, depth, -alpha - 1, -alpha, ply + 1);
+                full += self.tuning.deeper_research(score - alpha, child.reduction);
+                score = -self.negamax(clock, opp, full, -alpha - 1, -alpha, ply + 1);
             }
             if score > alpha && score < beta {
-                score = -self.negamax(clock, opp, depth, -beta, -alpha, ply + 1);
+                score = -self.negamax(clock, opp, full, -beta, -alpha, ply + 1);
             }
         }
         self.pos.unmake(child.cell);
@@ -1475,6 +1498,26 @@ mod tests {
                 assert!(r >= 0 && r <= depth - PLY, "depth {depth}, move {i}: {r}");
             }
         }
+    }
+
+    #[test]
+    fn a_reduced_move_far_above_alpha_is_searched_again_a_ply_deeper() {
+        let with_margin = |margin: f64| {
+            Tuning::new(&SearchParams {
+                lmr_deeper_margin: margin,
+                ..SearchParams::default()
+            })
+        };
+        let tuning = with_margin(40.0);
+        // Two plies of reduction: the first search must beat alpha by more than 40 + 2 * 11.
+        assert_eq!(tuning.deeper_research(63, 2 * PLY), PLY);
+        assert_eq!(tuning.deeper_research(62, 2 * PLY), 0);
+        assert_eq!(tuning.deeper_research(52, PLY), PLY);
+        assert_eq!(
+            with_margin(0.0).deeper_research(10_000, 2 * PLY),
+            0,
+            "a margin of 0 is off"
+        );
     }
 
     #[test]
