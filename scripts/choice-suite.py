@@ -46,12 +46,11 @@ import json
 import math
 import os
 import random
-import re
 import sys
 import threading
 
-from gomocup_brain import (Brain, BrainError, game_stones, load_games, mate_against_mover,
-                           parse_move, reports_win)
+from gomocup_brain import (Brain, BrainError, analyst_eval, game_stones, load_games,
+                           mate_against_mover, parse_move, reports_win)
 
 STONES_AFTER_OPENING = 24
 DECIDED = 600
@@ -107,15 +106,6 @@ def forced_by_patterns(position):
                                         or makes_five((r, c), 1 - mover)):
                 return True
     return False
-
-
-def analyst_eval(messages):
-    """The analyst's last evaluation (Rapfi's `Eval`, connect5's `score`); None for a mate."""
-    text = " ".join(messages)
-    if mate_against_mover(messages) is not None or reports_win(messages):
-        return None
-    found = re.findall(r"(?:\bEval|\bscore) \+?(-?\d+)\b", text)
-    return int(found[-1]) if found else None
 
 
 def analyse(brain, position, stones, nodes):

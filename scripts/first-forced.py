@@ -20,31 +20,11 @@ went on to win. It separates the two halves of a result: reaching a won position
 quiet play before any forced result), and converting it (the play after).
 """
 import json
-import re
 import statistics
 import sys
 
-from gomocup_brain import Brain, BrainError, game_stones, load_games
-
-
-def analyst_score(messages):
-    """The last score the analyst printed for the side to move: `+M25`/`-M25` for Rapfi's forced
-    results, `win in 25 plies`/`loss in 25 plies` for connect5's, else the number as printed."""
-    text = " ".join(messages)
-    scores = re.findall(r"Eval ([+-]?M?\d+)", text) or re.findall(
-        r"score (win in \d+ plies|loss in \d+ plies|[+-]?\d+)", text)
-    return scores[-1] if scores else None
-
-
-def forced_sign(score):
-    """+1 when `score` reports a forced win for the side to move, -1 a forced loss, else 0."""
-    if score is None:
-        return 0
-    if score.startswith("+M") or score.startswith("win in"):
-        return 1
-    if score.startswith("-M") or score.startswith("loss in"):
-        return -1
-    return 0
+from gomocup_brain import (Brain, BrainError, analyst_score, forced_sign, game_stones,
+                           load_games)
 
 
 def scan(summary, count, nodes, out, analyst_cmd):

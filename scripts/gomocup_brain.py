@@ -1,6 +1,7 @@
 """The manager's side of the Gomocup protocol, for the scripts that give recorded positions to a
 brain (win-suite.py, choice-suite.py, first-forced.py, brain-depth.py, brain-speed.py,
-label.py), and the reading of `connect5 match --json` summaries they share.
+label.py), the reading of the scores in a brain's MESSAGE lines, and the reading of
+`connect5 match --json` summaries they share.
 
 Positions are lists of (row, col) in the order played, black first. A brain is told a position
 with `BOARD`, its stones listed alternating with the side to move's opponent last: Rapfi takes
@@ -121,14 +122,50 @@ def parse_move(reply):
     return [int(row), int(col)]
 
 
+# A plain evaluation in a brain's MESSAGE lines: Rapfi's `Eval 54`, connect5's `score -91`. The
+# forced results (`Eval +M25`, `score win in 25 plies`) do not match it.
+EVAL_PATTERN = r"(?:\bEval|\bscore) \+?(-?\d+)\b"
+
+# Any score, forced results included: Rapfi's `Eval` (`+M25`, `-M25`, `54`), connect5's `score`
+# (`win in 25 plies`, `loss in 25 plies`, `-91`).
+SCORE = re.compile(r"Eval ([+-]?M?\d+)|score (win in \d+ plies|loss in \d+ plies|[+-]?\d+)")
+
+
+def analyst_score(messages):
+    """The last score the brain printed for the side to move, as printed (see `SCORE`)."""
+    found = [rapfi or connect5 for rapfi, connect5 in SCORE.findall(" ".join(messages))]
+    return found[-1] if found else None
+
+
+def forced_sign(score):
+    """+1 when `score` (as `analyst_score` reads it) reports a forced win for the side to move,
+    -1 a forced loss, else 0."""
+    if score is None:
+        return 0
+    if score.startswith("+M") or score.startswith("win in"):
+        return 1
+    if score.startswith("-M") or score.startswith("loss in"):
+        return -1
+    return 0
+
+
 def mate_against_mover(messages):
-    """The length of the forced loss the analyst reports for the side to move, if any."""
-    text = " ".join(messages)
-    found = re.search(r"Eval -M(\d+)", text) or re.search(r"loss in (\d+)", text)
-    return int(found.group(1)) if found else None
+    """The length of the forced loss the brain reports for the side to move, if any."""
+    score = analyst_score(messages)
+    if forced_sign(score) >= 0:
+        return None
+    return int(re.search(r"\d+", score).group())
 
 
 def reports_win(messages):
     """Whether the brain's MESSAGE lines report a forced win for the side to move."""
-    text = " ".join(messages)
-    return "win in" in text or re.search(r"Eval \+M\d+", text) is not None
+    return forced_sign(analyst_score(messages)) > 0
+
+
+def analyst_eval(messages):
+    """The brain's last plain evaluation for the side to move; None when it reports a forced
+    result or none."""
+    if forced_sign(analyst_score(messages)) != 0:
+        return None
+    found = re.findall(EVAL_PATTERN, " ".join(messages))
+    return int(found[-1]) if found else None

@@ -31,10 +31,7 @@ import shlex
 import sys
 import threading
 
-from gomocup_brain import Brain, BrainError, game_stones, load_games
-
-DEFAULT_EVAL = r"(?:\bEval|\bscore) \+?(-?\d+)\b"
-
+from gomocup_brain import EVAL_PATTERN, Brain, BrainError, game_stones, load_games
 
 def positions(files, from_ply, labelled=frozenset()):
     """(game number, size, line length, stones) of every distinct position not in `labelled`
@@ -126,7 +123,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="brains at once")
     parser.add_argument("--from-ply", type=int, default=4, help="fewest stones of a position")
     parser.add_argument("--rule", choices=["exact", "freestyle"], default="exact")
-    parser.add_argument("--eval-pattern", default=DEFAULT_EVAL, type=re.compile)
+    parser.add_argument("--eval-pattern", default=EVAL_PATTERN, type=re.compile)
     parser.add_argument(
         "--skip",
         action="append",
