@@ -132,6 +132,8 @@ struct Tuning {
     /// How far a reduced move's first search must beat alpha (plus [`DEEPER_MARGIN_PER_PLY`] a
     /// ply of its reduction) for its re-search to go a ply deeper; 0: never.
     lmr_deeper_margin: i32,
+    /// Share of a PV node's lag behind its table entry's depth taken off its depth.
+    lagging_pv_reduction: f64,
     probcut_depth: i32,
     probcut_margin: i32,
     probcut_moves: usize,
@@ -172,6 +174,7 @@ impl Tuning {
             raised_reduction: units(params.raised_reduction),
             defence_reduction: units(params.defence_reduction),
             lmr_deeper_margin: whole(params.lmr_deeper_margin),
+            lagging_pv_reduction: params.lagging_pv_reduction,
             probcut_depth: whole(params.probcut_depth),
             probcut_margin: whole(params.probcut_margin),
             probcut_moves: whole(params.probcut_moves).max(1) as usize,
@@ -191,6 +194,23 @@ impl Tuning {
         } else {
             0
         }
+    }
+
+    /// Units taken off a PV node of `depth` whose table entry has a move: a share of how far the
+    /// entry's depth lags behind the one ply less an entry of the last iteration has, at most
+    /// [`LAGGING_PV_MAX`]. Such a node's line was not the principal one in the iterations
+    /// before (a move that failed high, a line the last search of the game left early), so its
+    /// full depth buys little the shallower entry did not see (Rapfi's reduction of a PV table
+    /// move not chosen for some iterations, credited with about 32 Elo in its sources).
+    fn lagging_pv(&self, depth: i32, entry: Option<Entry>) -> i32 {
+        let Some(entry) = entry.filter(|entry| entry.mv.is_some()) else {
+            return 0;
+        };
+        if self.lagging_pv_reduction <= 0.0 || depth <= PLY {
+            return 0;
+        }
+        let lag = depth - PLY - entry.depth * PLY;
+        ((f64::from(lag) * self.lagging_pv_reduction) as i32).clamp(0, LAGGING_PV_MAX)
     }
 
     /// Units of depth taken off the first search of the `i`-th (quiet) move at a node of this
@@ -372,6 +392,9 @@ fn sort_by_score(list: &mut [(usize, i32)]) {
     list.sort_unstable_by_key(|entry| std::cmp::Reverse(order_key(entry)));
 }
 
+/// The most units [`Tuning::lagging_pv`] takes off (Rapfi's bound, 3.6 plies).
+const LAGGING_PV_MAX: i32 = 29;
+
 /// What each ply of a reduced move's reduction adds to `lmr_deeper_margin` (Stockfish's form: the
 /// deeper the reduction, the larger the error its shallow score may carry).
 const DEEPER_MARGIN_PER_PLY: i32 = 11;
@@ -509,6 +532,14 @@ impl Searcher {
             return score;
         }
         let on_pv = pv_node || entry.is_some_and(|entry| entry.on_pv);
+        let depth = if pv_node {
+            depth - self.tuning.lagging_pv(depth, entry)
+        } else {
+            depth
+        };
+        if self.is_leaf(me, depth) {
+            return self.leaf(clock, me, ply);
+        }
 
         let table_score = entry.map(|entry| (score_from_table(entry.score, ply), entry.bound));
         if let Some(score) = self.reverse_futility(me, depth, alpha, beta, pv_node, table_score) {
@@ -1517,6 +1548,48 @@ mod tests {
             with_margin(0.0).deeper_research(10_000, 2 * PLY),
             0,
             "a margin of 0 is off"
+        );
+    }
+
+    #[test]
+    fn a_pv_node_whose_table_move_lags_is_searched_shallower() {
+        let tuning = Tuning::new(&SearchParams {
+            lagging_pv_reduction: 0.25,
+            ..SearchParams::default()
+        });
+        let stored = |depth, mv| {
+            Some(Entry {
+                score: 0,
+                mv,
+                depth,
+                bound: Bound::Exact,
+                on_pv: true,
+            })
+        };
+        // An entry of the last iteration lags by the one ply expected: nothing taken off.
+        assert_eq!(tuning.lagging_pv(10 * PLY, stored(9, Some(1))), 0);
+        // Four plies behind that: a quarter of them.
+        assert_eq!(tuning.lagging_pv(10 * PLY, stored(5, Some(1))), PLY);
+        assert_eq!(
+            tuning.lagging_pv(10 * PLY, stored(-20, Some(1))),
+            LAGGING_PV_MAX
+        );
+        assert_eq!(
+            tuning.lagging_pv(10 * PLY, stored(5, None)),
+            0,
+            "no table move"
+        );
+        assert_eq!(tuning.lagging_pv(10 * PLY, None), 0);
+        assert_eq!(
+            tuning.lagging_pv(PLY, stored(-20, Some(1))),
+            0,
+            "a ply or less"
+        );
+        let off = Tuning::new(&SearchParams::default());
+        assert_eq!(
+            off.lagging_pv(10 * PLY, stored(5, Some(1))),
+            0,
+            "off by default"
         );
     }
 
