@@ -206,6 +206,40 @@ fn brain_depth_and_brain_speed_read_the_searches_of_every_position() {
         "compare: {compared}"
     );
 
+    // Limited in depth, every search counts and its nodes are the measure; the same search of a
+    // position in a new brain process takes the same nodes every time.
+    for out in ["depth-new.json", "depth-new-again.json"] {
+        let args = [
+            "run", "--depth", "3", "--games", "1", "--new", out, summary, BIN, "gomocup",
+        ];
+        run_script(dir.path(), "brain-depth.py", &args);
+        let measured = read_json(&dir.path().join(out));
+        let depths = measured["depths"].as_object().expect("an object of depths");
+        let nodes = measured["nodes"].as_object().expect("an object of nodes");
+        assert!(!nodes.is_empty(), "{out}: no nodes counted");
+        assert_eq!(
+            depths.keys().collect::<HashSet<_>>(),
+            nodes.keys().collect::<HashSet<_>>(),
+            "{out}: a search without its nodes"
+        );
+        assert_positions_of(&games, nodes.keys().cloned());
+    }
+    assert_eq!(
+        read_json(&dir.path().join("depth-new.json"))["nodes"],
+        read_json(&dir.path().join("depth-new-again.json"))["nodes"],
+        "a new brain searches a position to a fixed depth the same way every time"
+    );
+    let compared = stdout(&run_script(
+        dir.path(),
+        "brain-depth.py",
+        &["compare", "depth-new.json", "depth-new-again.json"],
+    ));
+    assert!(
+        compared.contains("depth-new-again.json: mean depth")
+            && compared.contains("nodes (1.000 of the first file's;"),
+        "compare: {compared}"
+    );
+
     let speed = stdout(&run_script(
         dir.path(),
         "brain-speed.py",
