@@ -96,6 +96,8 @@ params! {
         "plies taken off the first search of the third and later moves of a non-PV node that defends against an open three, but a four-three or better (multiples of an eighth; 0: off; at 1 ply level at 1 s over four sets, session 77)";
     lmr_deeper_margin: 0.0, 0.0, 2000.0,
         "a reduced move whose first search beats alpha by this plus 11 a ply of its reduction is searched again a ply deeper (0: off; Stockfish's and Rapfi's deeper re-search; session 81)";
+    leaf_table: 0.0, 0.0, 1.0,
+        "1: a leaf takes a stored result of at least a ply of search whose bound settles it, at any node (0: off; Rapfi's leaf search reads its table; session 82)";
     lagging_pv_reduction: 0.0, 0.0, 2.0,
         "plies taken off a PV node (not the root) per ply its table's move was stored shallower than the node's depth less one, at most 3.6 plies (0: off; Rapfi's reduction of a PV table move not chosen for some iterations, 0.28 there; session 82)";
     singular_extension: 1.0, 0.0, 3.0,

@@ -132,6 +132,8 @@ struct Tuning {
     /// How far a reduced move's first search must beat alpha (plus [`DEEPER_MARGIN_PER_PLY`] a
     /// ply of its reduction) for its re-search to go a ply deeper; 0: never.
     lmr_deeper_margin: i32,
+    /// A leaf reads the table ([`Searcher::stored_leaf_score`]).
+    leaf_table: bool,
     /// Share of a PV node's lag behind its table entry's depth taken off its depth.
     lagging_pv_reduction: f64,
     probcut_depth: i32,
@@ -174,6 +176,7 @@ impl Tuning {
             raised_reduction: units(params.raised_reduction),
             defence_reduction: units(params.defence_reduction),
             lmr_deeper_margin: whole(params.lmr_deeper_margin),
+            leaf_table: params.leaf_table >= 0.5,
             lagging_pv_reduction: params.lagging_pv_reduction,
             probcut_depth: whole(params.probcut_depth),
             probcut_margin: whole(params.probcut_margin),
@@ -482,6 +485,21 @@ impl Searcher {
     /// such leaves of a measured search), and probing every leaf with three or more four cells
     /// (session 2's rule) cost more than its wins gave: without those probes the engine scored
     /// +50.7 ± 34.5 Elo head to head (docs/engine.md, "session 46").
+    /// With `leaf_table`, what the table knows of a leaf from a search of at least a ply, where
+    /// its bound settles the window, at any node: a principal variation that ends where an
+    /// earlier search (of this move or, with the table kept, of the game's last one) went
+    /// deeper takes that deeper result instead of a fresh evaluation, as Rapfi's leaf search
+    /// does, so the scores of successive iterations agree and the bounds stored under their
+    /// windows cut (docs/engine.md, session 82).
+    fn stored_leaf_score(&self, me: Stone, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+        if !self.tuning.leaf_table {
+            return None;
+        }
+        let entry = self.tt.probe(self.key(me))?;
+        let score = score_from_table(entry.score, ply);
+        (entry.depth >= 1 && entry.bound.cuts(score, alpha, beta)).then_some(score)
+    }
+
     fn leaf(&mut self, clock: &mut SearchClock, me: Stone, ply: usize) -> i32 {
         if self.pos.count(me, Class::FourThree) > 0 {
             let plies = self
@@ -514,6 +532,9 @@ impl Searcher {
             return self.evaluate(me);
         }
         if self.is_leaf(me, depth) {
+            if let Some(score) = self.stored_leaf_score(me, alpha, beta, ply) {
+                return score;
+            }
             return self.leaf(clock, me, ply);
         }
         if let Some(block) = self.pos.find_win(me.opponent()) {
@@ -1548,6 +1569,56 @@ mod tests {
             with_margin(0.0).deeper_research(10_000, 2 * PLY),
             0,
             "a margin of 0 is off"
+        );
+    }
+
+    #[test]
+    fn a_leaf_takes_a_stored_search_result_that_settles_its_window_only_when_asked() {
+        let params = SearchParams {
+            leaf_table: 1.0,
+            ..SearchParams::default()
+        };
+        let mut searcher = Searcher::new(position_of(&ROWS), Tt::new(1 << 20), &params);
+        let key = searcher.key(Stone::Black);
+        let store = |searcher: &mut Searcher, depth, bound| {
+            let entry = Entry {
+                score: score_to_table(50, 3),
+                mv: None,
+                depth,
+                bound,
+                on_pv: false,
+            };
+            searcher.tt.store(key, entry);
+        };
+        assert_eq!(searcher.stored_leaf_score(Stone::Black, 0, 100, 3), None);
+        store(&mut searcher, 0, Bound::Exact);
+        assert_eq!(
+            searcher.stored_leaf_score(Stone::Black, 0, 100, 3),
+            None,
+            "a leaf's own result is no search"
+        );
+        store(&mut searcher, 4, Bound::Lower);
+        assert_eq!(searcher.stored_leaf_score(Stone::Black, 0, 40, 3), Some(50));
+        assert_eq!(
+            searcher.stored_leaf_score(Stone::Black, 0, 100, 3),
+            None,
+            "a lower bound inside the window settles nothing"
+        );
+        store(&mut searcher, 4, Bound::Exact);
+        assert_eq!(
+            searcher.stored_leaf_score(Stone::Black, 0, 100, 3),
+            Some(50)
+        );
+        let mut off = Searcher::new(
+            position_of(&ROWS),
+            Tt::new(1 << 20),
+            &SearchParams::default(),
+        );
+        store(&mut off, 4, Bound::Exact);
+        assert_eq!(
+            off.stored_leaf_score(Stone::Black, 0, 100, 3),
+            None,
+            "off by default"
         );
     }
 
