@@ -28,9 +28,9 @@ machine, and `compare` prints each file's nodes beside the first file's, in tota
 of the position by position ratios (over the positions the first file's brain searched in at
 least 10,000 nodes; docs/engine.md, "session 82").
 """
-import statistics
 import json
 import re
+import statistics
 import sys
 
 from gomocup_brain import Brain, BrainError, game_stones, load_games

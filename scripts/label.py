@@ -33,6 +33,7 @@ import threading
 
 from gomocup_brain import EVAL_PATTERN, Brain, BrainError, game_stones, load_games
 
+
 def positions(files, from_ply, labelled=frozenset()):
     """(game number, size, line length, stones) of every distinct position not in `labelled`
     (a set of `rows_of` strings), stones black first."""

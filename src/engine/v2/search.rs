@@ -480,11 +480,6 @@ impl Searcher {
         evaluate(&self.pos, me)
     }
 
-    /// Static evaluation with a VCF probe: a leaf where the side to move has a VCF is a win.
-    /// The probe needs a four-three: a lone broken three almost never starts a VCF (3 in 3,469
-    /// such leaves of a measured search), and probing every leaf with three or more four cells
-    /// (session 2's rule) cost more than its wins gave: without those probes the engine scored
-    /// +50.7 ± 34.5 Elo head to head (docs/engine.md, "session 46").
     /// With `leaf_table`, what the table knows of a leaf from a search of at least a ply, where
     /// its bound settles the window, at any node: a principal variation that ends where an
     /// earlier search (of this move or, with the table kept, of the game's last one) went
@@ -500,6 +495,11 @@ impl Searcher {
         (entry.depth >= 1 && entry.bound.cuts(score, alpha, beta)).then_some(score)
     }
 
+    /// Static evaluation with a VCF probe: a leaf where the side to move has a VCF is a win.
+    /// The probe needs a four-three: a lone broken three almost never starts a VCF (3 in 3,469
+    /// such leaves of a measured search), and probing every leaf with three or more four cells
+    /// (session 2's rule) cost more than its wins gave: without those probes the engine scored
+    /// +50.7 ± 34.5 Elo head to head (docs/engine.md, "session 46").
     fn leaf(&mut self, clock: &mut SearchClock, me: Stone, ply: usize) -> i32 {
         if self.pos.count(me, Class::FourThree) > 0 {
             let plies = self
@@ -553,12 +553,13 @@ impl Searcher {
             return score;
         }
         let on_pv = pv_node || entry.is_some_and(|entry| entry.on_pv);
-        let depth = if pv_node {
-            depth - self.tuning.lagging_pv(depth, entry)
+        let lag_reduction = if pv_node {
+            self.tuning.lagging_pv(depth, entry)
         } else {
-            depth
+            0
         };
-        if self.is_leaf(me, depth) {
+        let depth = depth - lag_reduction;
+        if lag_reduction > 0 && self.is_leaf(me, depth) {
             return self.leaf(clock, me, ply);
         }
 
